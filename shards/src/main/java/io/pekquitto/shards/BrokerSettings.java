@@ -1,0 +1,80 @@
+package io.pekquitto.shards;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The broker's settings, read once at start from the {@code pekquitto} configuration (ops builds this
+ * from HOCON or TOML); actors never read configuration themselves. Each component documents its key
+ * in the root {@code application.conf}.
+ *
+ * @param shards                number of shards, at least 1 ({@code pekquitto.shards}, {@code auto} = processors)
+ * @param listeners             the MQTT listeners ({@code pekquitto.listeners}), at least one
+ * @param maxPacketSize         largest packet accepted from a client, fixed header included
+ *                              ({@code pekquitto.max-packet-size}); larger is DISCONNECT 0x95
+ * @param maxKeepAlive          the largest keep-alive a client may ask for, seconds
+ *                              ({@code pekquitto.max-keep-alive}); more gets Server Keep Alive (MQTT 5)
+ * @param receiveMaximum        unacknowledged QoS 1/2 PUBLISHes a client may send us ({@code pekquitto.receive-maximum})
+ * @param maxInflightMessages   unacknowledged QoS 1/2 PUBLISHes we send to a 3.1.1 client
+ *                              ({@code pekquitto.max-inflight-messages}); MQTT 5 clients set it with Receive Maximum
+ * @param maxQueuedMessages     messages kept for an offline or slow session ({@code pekquitto.max-queued-messages})
+ * @param queueQos0Messages     whether QoS 0 messages are queued for offline sessions ({@code pekquitto.queue-qos0-messages})
+ * @param retainAvailable       whether retained messages are supported ({@code pekquitto.retain-available})
+ * @param maxQos                the highest QoS granted ({@code pekquitto.max-qos})
+ * @param topicAliasMaximum     topic aliases a client may use towards us ({@code pekquitto.topic-alias-maximum})
+ * @param maxSessionExpiry      the longest session expiry granted ({@code pekquitto.max-session-expiry})
+ * @param connectTimeout        how long a new connection may take to send CONNECT ({@code pekquitto.connect-timeout})
+ */
+public record BrokerSettings(
+        int shards,
+        List<ListenerSettings> listeners,
+        int maxPacketSize,
+        int maxKeepAlive,
+        int receiveMaximum,
+        int maxInflightMessages,
+        int maxQueuedMessages,
+        boolean queueQos0Messages,
+        boolean retainAvailable,
+        int maxQos,
+        int topicAliasMaximum,
+        Duration maxSessionExpiry,
+        Duration connectTimeout) {
+
+    /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
+    public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
+
+    public BrokerSettings {
+        listeners = List.copyOf(listeners);
+        Objects.requireNonNull(maxSessionExpiry, "maxSessionExpiry");
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        require(shards >= 1, "shards must be at least 1, not " + shards);
+        require(!listeners.isEmpty(), "at least one listener is needed");
+        require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,
+                "max-packet-size must be 2.." + PROTOCOL_MAX_PACKET_SIZE + ", not " + maxPacketSize);
+        require(maxKeepAlive >= 0 && maxKeepAlive <= 65_535, "max-keep-alive must be 0..65535, not " + maxKeepAlive);
+        require(receiveMaximum >= 1 && receiveMaximum <= 65_535, "receive-maximum must be 1..65535, not " + receiveMaximum);
+        require(maxInflightMessages >= 1 && maxInflightMessages <= 65_535,
+                "max-inflight-messages must be 1..65535, not " + maxInflightMessages);
+        require(maxQueuedMessages >= 0, "max-queued-messages must be at least 0, not " + maxQueuedMessages);
+        require(maxQos >= 0 && maxQos <= 2, "max-qos must be 0, 1 or 2, not " + maxQos);
+        require(topicAliasMaximum >= 0 && topicAliasMaximum <= 65_535,
+                "topic-alias-maximum must be 0..65535, not " + topicAliasMaximum);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) throw new IllegalArgumentException(message);
+    }
+
+    /** The built-in defaults on one listener; tests change what they need with the record's withers. */
+    public static BrokerSettings defaults(ListenerSettings listener) {
+        return new BrokerSettings(1, List.of(listener), PROTOCOL_MAX_PACKET_SIZE, 65_535, 20, 20, 1000, false,
+                true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10));
+    }
+
+    public BrokerSettings withShards(int newShards) {
+        return new BrokerSettings(newShards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
+                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
+                topicAliasMaximum, maxSessionExpiry, connectTimeout);
+    }
+}
