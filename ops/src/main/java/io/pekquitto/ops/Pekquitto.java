@@ -1,36 +1,93 @@
 package io.pekquitto.ops;
 
+import com.typesafe.config.ConfigFactory;
+import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.BrokerSettings;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
  * A running broker in its own actor system: the standalone entry point behind {@code Main} and the
  * simplest way to embed pekquitto. Teams with their own {@code ActorSystem} spawn
- * {@code io.pekquitto.shards.Broker.create(settings)} instead.
+ * {@link Broker#create(BrokerSettings)} instead, with {@link Broker#dispatcherConfig(int)} in its config.
  */
 public final class Pekquitto implements AutoCloseable {
+    private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
-    private Pekquitto() {}
+    private final ActorSystem<Broker.Command> system;
+    private final List<InetSocketAddress> boundAddresses;
 
-    /** Starts the broker and returns once every listener is bound. */
+    private Pekquitto(ActorSystem<Broker.Command> system, List<InetSocketAddress> boundAddresses) {
+        this.system = system;
+        this.boundAddresses = boundAddresses;
+    }
+
+    /**
+     * Starts the broker and returns once every listener is bound.
+     *
+     * @throws IllegalStateException if a listener cannot be bound (the message names it)
+     */
     public static Pekquitto start(BrokerSettings settings) {
-        throw new UnsupportedOperationException("not written yet");
+        if (settings.shards() != 1) {
+            throw new IllegalArgumentException("pekquitto.shards = " + settings.shards()
+                    + ": only 1 shard is supported until the cross-shard mesh is built");
+        }
+        var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigFactory.load());
+        var system = ActorSystem.create(Broker.create(settings), "pekquitto", config);
+        try {
+            var bound = AskPattern.<Broker.Command, Broker.Bound>ask(
+                            system, Broker.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())
+                    .toCompletableFuture()
+                    .get(BIND_TIMEOUT.toSeconds() + 1, TimeUnit.SECONDS);
+            if (bound.failure().isPresent()) throw new IllegalStateException(bound.failure().get());
+            return new Pekquitto(system, bound.addresses());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop(system);
+            throw new IllegalStateException("interrupted while starting", e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            stop(system);
+            if (e instanceof IllegalStateException ise) throw ise;
+            throw new IllegalStateException("broker did not start: " + e.getMessage(), e);
+        }
     }
 
     /** The bound address of each listener, in configuration order (port 0 resolved). */
     public List<InetSocketAddress> boundAddresses() {
-        throw new UnsupportedOperationException("not written yet");
+        return boundAddresses;
+    }
+
+    /** The bound port of the first listener. */
+    public int port() {
+        return boundAddresses.get(0).getPort();
     }
 
     /** Blocks until the broker has stopped (for {@code Main}). */
     public void awaitTermination() {
-        throw new UnsupportedOperationException("not written yet");
+        system.getWhenTerminated().toCompletableFuture().join();
     }
 
-    /** Stops the broker: listeners unbound, clients disconnected, the actor system terminated. */
+    /** Stops the broker: listeners unbound, connections closed, the actor system terminated. */
     @Override
     public void close() {
-        throw new UnsupportedOperationException("not written yet");
+        stop(system);
+    }
+
+    private static void stop(ActorSystem<?> system) {
+        system.terminate();
+        try {
+            system.getWhenTerminated().toCompletableFuture().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("broker did not stop within " + STOP_TIMEOUT, e);
+        }
     }
 }

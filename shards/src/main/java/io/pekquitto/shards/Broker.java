@@ -1,0 +1,153 @@
+package io.pekquitto.shards;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.io.Inet;
+import org.apache.pekko.io.TcpSO;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Tcp;
+
+/**
+ * The broker's guardian: spawns one {@link Shard} per configured shard, each on its own single-thread
+ * dispatcher, binds the listeners and hands each accepted connection to a shard. Embedders spawn
+ * {@link #create(BrokerSettings)} in their own actor system, after adding {@link #dispatcherConfig(int)}
+ * to its configuration.
+ */
+public final class Broker extends AbstractBehavior<Broker.Command> {
+
+    public sealed interface Command {}
+
+    /** Asks for the listeners' bound addresses; answered once every listener is bound or one failed. */
+    public record GetBoundAddresses(ActorRef<Bound> replyTo) implements Command {}
+
+    /** The bound address of each listener in configuration order, or why binding failed. */
+    public record Bound(List<InetSocketAddress> addresses, Optional<String> failure) {}
+
+    private record ListenerBound(int index, InetSocketAddress address) implements Command {}
+
+    private record ListenerFailed(int index, String cause) implements Command {}
+
+    private final BrokerSettings settings;
+    private final List<ActorRef<Shard.Command>> shards = new ArrayList<>();
+    private final InetSocketAddress[] boundAddresses;
+    private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
+    private Optional<String> bindFailure = Optional.empty();
+    private int listenersBound;
+
+    /** The configuration path of shard {@code index}'s dispatcher. */
+    public static String dispatcherPath(int index) {
+        return "pekquitto-shard-dispatcher-" + index;
+    }
+
+    /**
+     * One single-thread dispatcher per shard (DESIGN.md, Threading). {@code throughput} lets a shard
+     * handle a burst of messages per actor before switching, which batches work on a busy shard.
+     */
+    public static Config dispatcherConfig(int shards) {
+        var text = new StringBuilder();
+        for (int i = 0; i < shards; i++) {
+            text.append(dispatcherPath(i)).append(" { type = Dispatcher, executor = thread-pool-executor, ")
+                    .append("thread-pool-executor { fixed-pool-size = 1 }, throughput = 64 }\n");
+        }
+        return ConfigFactory.parseString(text.toString());
+    }
+
+    public static Behavior<Command> create(BrokerSettings settings) {
+        return Behaviors.setup(context -> new Broker(context, settings));
+    }
+
+    private Broker(ActorContext<Command> context, BrokerSettings settings) {
+        super(context);
+        this.settings = settings;
+        if (settings.shards() != 1) {
+            // The cross-shard mesh is not built yet: N shards would each see only their own subscribers.
+            throw new IllegalArgumentException("pekquitto.shards = " + settings.shards()
+                    + ": only 1 shard is supported until the cross-shard mesh is built");
+        }
+        for (int i = 0; i < settings.shards(); i++) {
+            var dispatcher = dispatcherPath(i);
+            var shard = Behaviors.supervise(Shard.create(settings, dispatcher)).onFailure(SupervisorStrategy.restart());
+            shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
+        }
+        this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
+        for (int i = 0; i < settings.listeners().size(); i++) bind(i, settings.listeners().get(i));
+    }
+
+    private void bind(int index, ListenerSettings listener) {
+        var materializer = Materializer.createMaterializer(getContext());
+        var assigner = new RoundRobin<>(shards);
+        List<Inet.SocketOption> options = List.of(TcpSO.tcpNoDelay(true));
+        var binding = Tcp.get(getContext().getSystem())
+                .bind(listener.host(), listener.port(), 1024, options, false, Optional.empty())
+                .to(Sink.foreach(connection -> assigner.next().tell(new Shard.Accept(connection))))
+                .run(materializer);
+        getContext().pipeToSelf(binding, (bound, failure) -> failure == null
+                ? new ListenerBound(index, bound.localAddress())
+                : new ListenerFailed(index, "cannot bind " + listener.host() + ":" + listener.port() + ": " + failure.getMessage()));
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
+                .onMessage(ListenerBound.class, this::onListenerBound)
+                .onMessage(ListenerFailed.class, this::onListenerFailed)
+                .build();
+    }
+
+    private Behavior<Command> onGetBoundAddresses(GetBoundAddresses get) {
+        waitingForBinding.add(get.replyTo());
+        answerIfBound();
+        return this;
+    }
+
+    private Behavior<Command> onListenerBound(ListenerBound bound) {
+        boundAddresses[bound.index()] = bound.address();
+        listenersBound++;
+        getContext().getLog().info("listening on [{}]", bound.address());
+        answerIfBound();
+        return this;
+    }
+
+    private Behavior<Command> onListenerFailed(ListenerFailed failed) {
+        getContext().getLog().error(failed.cause());
+        bindFailure = Optional.of(failed.cause());
+        answerIfBound();
+        return this;
+    }
+
+    private void answerIfBound() {
+        if (bindFailure.isEmpty() && listenersBound < boundAddresses.length) return;
+        var answer = new Bound(bindFailure.isPresent() ? List.of() : List.of(boundAddresses), bindFailure);
+        waitingForBinding.forEach(replyTo -> replyTo.tell(answer));
+        waitingForBinding.clear();
+    }
+
+    /** Spreads new connections over the shards in turn (the listener's stream calls it from one thread). */
+    private static final class RoundRobin<T> {
+        private final List<T> items;
+        private int next;
+
+        RoundRobin(List<T> items) { this.items = List.copyOf(items); }
+
+        T next() {
+            var item = items.get(next);
+            next = (next + 1) % items.size();
+            return item;
+        }
+    }
+}

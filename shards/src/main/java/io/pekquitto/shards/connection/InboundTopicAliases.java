@@ -1,0 +1,27 @@
+package io.pekquitto.shards.connection;
+
+/**
+ * Topic aliases a client set towards the broker (3.3.2.3.4): alias 1..maximum to a topic name, for
+ * this network connection only ([MQTT-3.3.2-7]). The table has at most {@code maximum} entries.
+ */
+final class InboundTopicAliases {
+    private final String[] topics;
+
+    InboundTopicAliases(int maximum) {
+        this.topics = new String[maximum + 1];
+    }
+
+    /** Whether the alias is in 1..maximum ([MQTT-3.3.2-8], [MQTT-3.3.2-9]). */
+    boolean isInRange(int alias) {
+        return alias >= 1 && alias < topics.length;
+    }
+
+    void set(int alias, String topic) {
+        topics[alias] = topic;
+    }
+
+    /** The topic for an alias, or null if the client never set it. */
+    String resolve(int alias) {
+        return topics[alias];
+    }
+}

@@ -1,0 +1,23 @@
+package io.pekquitto.shards.connection;
+
+import org.apache.pekko.util.ByteString;
+
+/**
+ * The socket side of a connection, as its {@link Connection} actor sees it: bytes out, demand for bytes
+ * in, close. {@link ConnectionStage} implements it over Pekko Streams TCP; tests implement it in memory.
+ * Reads are pulled: the transport delivers one chunk ({@link Connection.BytesReceived}) and waits for
+ * {@link #readMore()}, so a busy connection stops reading its socket instead of buffering.
+ */
+public interface Transport {
+    /** Queues bytes for the client; the transport coalesces queued writes into as few socket writes as it can. */
+    void write(ByteString bytes);
+
+    /** Asks for the next chunk of bytes from the client. */
+    void readMore();
+
+    /** Flushes what was written, then closes the connection. Idempotent. */
+    void close();
+
+    /** Bytes written but not yet handed to the socket: the measure of a slow reader. */
+    long bufferedBytes();
+}
