@@ -1,0 +1,178 @@
+package io.pekquitto.e2e.session;
+
+import static io.pekquitto.e2e.RawClient.V311;
+import static io.pekquitto.e2e.RawClient.V5;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.e2e.Inbox;
+import io.pekquitto.e2e.Names;
+import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.V3Client;
+import io.pekquitto.e2e.V5Client;
+import io.pekquitto.ops.Pekquitto;
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Sessions across connections: Clean Session (3.1.1) / Clean Start and Session Expiry Interval (5.0),
+ * Session Present, subscriptions kept and QoS 1 and 2 messages queued while offline (3.1.2.4, 3.1.2.11.2, 4.1).
+ */
+class SessionIT {
+    private static final int QUEUED = 5;
+
+    private static Pekquitto broker;
+    private static int port;
+
+    @BeforeAll
+    static void startBroker() {
+        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
+        port = broker.port();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) broker.close();
+    }
+
+    /** A persistent session: 3.1.1 Clean Session 0; 5.0 Clean Start 0 with the given Session Expiry Interval. */
+    private static PahoClient connectKeepingSession(int version, String clientId, long sessionExpirySeconds) throws Exception {
+        if (version == V311) return V3Client.connect(port, clientId, options -> options.setCleanSession(false));
+        return V5Client.connect(port, clientId, options -> {
+            options.setCleanStart(false);
+            options.setSessionExpiryInterval(sessionExpirySeconds);
+        });
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("Clean Session / Clean Start 1 discards a stored session and gives Session Present 0 [MQTT-3.1.2-6] [MQTT-3.2.2-1] (3.1.1) [MQTT-3.1.2-4] [MQTT-3.2.2-2] (5.0)")
+    void cleanStartDiscardsTheSession(int version) throws Exception {
+        String clientId = Names.clientId("clean");
+        String topic = Names.topic("clean");
+        try (var first = connectKeepingSession(version, clientId, 60)) {
+            assertFalse(first.sessionPresent(), "no session yet [MQTT-3.2.2-3]");
+            first.subscribe(topic, 1);
+            first.disconnect();
+        }
+        try (var clean = PahoClient.connect(version, port, clientId);
+             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            assertFalse(clean.sessionPresent(), "Session Present 0 after a clean start");
+            publisher.publish(topic, "to the discarded subscription", 1, false);
+            clean.inbox().expectNothing();
+        }
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(20)
+    @DisplayName("a persistent session keeps its subscriptions and receives, in order and once, the QoS 1 and 2 messages published while offline [MQTT-3.1.2-4] [MQTT-3.1.2-5] [MQTT-3.2.2-2] (3.1.1) [MQTT-3.1.2-5] [MQTT-3.1.2-23] [MQTT-3.2.2-3] (5.0)")
+    void persistentSessionQueuesWhileOffline(int version) throws Exception {
+        String clientId = Names.clientId("keeper");
+        String root = Names.topic("offline");
+        try (var first = connectKeepingSession(version, clientId, 60)) {
+            assertEquals(1, first.subscribe(root + "/q1", 1));
+            assertEquals(2, first.subscribe(root + "/q2", 2));
+            first.disconnect();
+        }
+        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            for (int i = 0; i < QUEUED; i++) {
+                publisher.publish(root + "/q1", "one-" + i, 1, false);
+                publisher.publish(root + "/q2", "two-" + i, 2, false);
+            }
+        }
+        try (var resumed = connectKeepingSession(version, clientId, 60);
+             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            assertTrue(resumed.sessionPresent(), "Session Present 1 for a stored session");
+            var received = resumed.inbox().next(2 * QUEUED, Duration.ofSeconds(10));
+            // Order is promised per topic and QoS [MQTT-4.6.0-6 (3.1.1)] [MQTT-4.6.0-5 (5.0)].
+            assertEquals(expected("one-"), texts(received, root + "/q1"));
+            assertEquals(expected("two-"), texts(received, root + "/q2"));
+            assertTrue(received.stream().filter(m -> m.topic().endsWith("/q1")).allMatch(m -> m.qos() == 1));
+            assertTrue(received.stream().filter(m -> m.topic().endsWith("/q2")).allMatch(m -> m.qos() == 2));
+            resumed.inbox().expectNothing();   // exactly once
+
+            // The subscriptions are part of the session: no SUBSCRIBE since the reconnect.
+            publisher.publish(root + "/q1", "live", 1, false);
+            assertEquals("live", resumed.inbox().next().text());
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: Session Expiry Interval 0 ends the session with the connection: Session Present 0 and nothing queued (3.1.2.11.2) [MQTT-3.1.2-23] [MQTT-3.2.2-3]")
+    void sessionExpiryZeroEndsTheSessionAtDisconnect() throws Exception {
+        String clientId = Names.clientId("expiry0");
+        String topic = Names.topic("expiry0");
+        try (var first = connectKeepingSession(V5, clientId, 0)) {
+            first.subscribe(topic, 1);
+            first.disconnect();
+        }
+        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+            publisher.publish(topic, "nobody home", 1, false);
+        }
+        try (var again = connectKeepingSession(V5, clientId, 60)) {
+            assertFalse(again.sessionPresent(), "the session ended with the connection");
+            again.inbox().expectNothing();
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: a session with Session Expiry Interval 2 s is still there after a short absence (3.1.2.11.2) [MQTT-3.1.2-23] [MQTT-3.2.2-3]")
+    void sessionSurvivesAShortAbsence() throws Exception {
+        String clientId = Names.clientId("short");
+        String topic = Names.topic("short");
+        try (var first = connectKeepingSession(V5, clientId, 2)) {
+            first.subscribe(topic, 1);
+            first.disconnect();
+        }
+        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+            publisher.publish(topic, "waiting", 1, false);
+        }
+        try (var again = connectKeepingSession(V5, clientId, 2)) {
+            assertTrue(again.sessionPresent());
+            assertEquals("waiting", again.inbox().next().text());
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    @DisplayName("5.0: a session with Session Expiry Interval 2 s is gone 3 s after the disconnect [MQTT-4.1.0-2] [MQTT-3.2.2-3]")
+    void sessionExpires() throws Exception {
+        String clientId = Names.clientId("expires");
+        String topic = Names.topic("expires");
+        try (var first = connectKeepingSession(V5, clientId, 2)) {
+            first.subscribe(topic, 1);
+            first.disconnect();
+        }
+        Thread.sleep(3_000);   // the expiry plus a second of margin
+        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+            publisher.publish(topic, "too late", 1, false);
+        }
+        try (var again = connectKeepingSession(V5, clientId, 2)) {
+            assertFalse(again.sessionPresent(), "the session expired");
+            again.inbox().expectNothing();
+        }
+    }
+
+    private static List<String> expected(String prefix) {
+        return IntStream.range(0, QUEUED).mapToObj(i -> prefix + i).toList();
+    }
+
+    private static List<String> texts(List<Inbox.Message> messages, String topic) {
+        return messages.stream().filter(m -> m.topic().equals(topic)).map(Inbox.Message::text).toList();
+    }
+}

@@ -1,0 +1,195 @@
+package io.pekquitto.e2e.subscribe;
+
+import static io.pekquitto.e2e.RawClient.PINGRESP;
+import static io.pekquitto.e2e.RawClient.SUBACK;
+import static io.pekquitto.e2e.RawClient.UNSUBACK;
+import static io.pekquitto.e2e.RawClient.V311;
+import static io.pekquitto.e2e.RawClient.V5;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pekquitto.e2e.Inbox;
+import io.pekquitto.e2e.Names;
+import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.RawClient;
+import io.pekquitto.e2e.RawClient.Connect;
+import io.pekquitto.e2e.RawClient.Filter;
+import io.pekquitto.e2e.V3Client;
+import io.pekquitto.ops.Pekquitto;
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** SUBSCRIBE, SUBACK, topic filter matching, UNSUBSCRIBE and UNSUBACK (3.8 - 3.11, 4.7). */
+class SubscribeIT {
+    private static Pekquitto broker;
+    private static int port;
+
+    @BeforeAll
+    static void startBroker() {
+        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
+        port = broker.port();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) broker.close();
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(10)
+    @DisplayName("one SUBACK answers every filter in order: granted QoS for valid ones, failure (3.1.1: 0x80, 5.0: 0x8F) for invalid ones [MQTT-3.8.4-4] [MQTT-3.8.4-5] [MQTT-3.9.3-1] (3.1.1) [MQTT-3.8.4-5] [MQTT-3.8.4-6] [MQTT-3.9.3-1] (5.0)")
+    void subAckHasOneCodePerFilter(int version) throws Exception {
+        String root = Names.topic("suback");
+        int failure = version == V5 ? 0x8F : 0x80;   // 5.0: Topic Filter invalid; 3.1.1: Failure
+        try (var client = RawClient.connected(port, Connect.of(version, Names.clientId("suback")))) {
+            client.send(RawClient.subscribe(version, 42,
+                    new Filter(root + "/a", 1),
+                    new Filter("a/#/b", 1),           // '#' not last [MQTT-4.7.1-2 (3.1.1)] [MQTT-4.7.1-1 (5.0)]
+                    new Filter(root + "/+", 2),
+                    new Filter("sport+", 0)));        // '+' not a whole level [MQTT-4.7.1-3 (3.1.1)] [MQTT-4.7.1-2 (5.0)]
+            var subAck = client.expect(SUBACK);
+            assertEquals(42, subAck.packetId(), "SUBACK carries the SUBSCRIBE's packet id [MQTT-3.8.4-2]");
+            assertEquals(List.of(1, failure, 2, failure), subAck.ackReasons(version));
+            client.send(RawClient.pingReq());
+            client.expect(PINGRESP);   // a refused filter does not end the connection
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("'+' matches one whole level and '#' the parent and any number of levels, 'sport/#' matching 'sport' (4.7.1.2, 4.7.1.3)")
+    void wildcardsMatchAsSpecified() throws Exception {
+        String r = Names.topic("wild");
+        // The filters and the topics of the examples in 4.7.1, under a root unique to this test.
+        Map<String, Set<String>> expected = new LinkedHashMap<>();
+        expected.put(r + "/sport/#", Set.of(r + "/sport", r + "/sport/tennis", r + "/sport/tennis/player1",
+                r + "/sport/tennis/player1/ranking", r + "/sport/"));
+        expected.put(r + "/sport/tennis/+", Set.of(r + "/sport/tennis/player1"));
+        expected.put(r + "/sport/+", Set.of(r + "/sport/tennis", r + "/sport/"));
+        expected.put(r + "/+/tennis/#", Set.of(r + "/sport/tennis", r + "/sport/tennis/player1",
+                r + "/sport/tennis/player1/ranking"));
+        expected.put(r + "/+", Set.of(r + "/sport", r + "/finance"));
+        List<String> topics = List.of(r + "/sport", r + "/sport/tennis", r + "/sport/tennis/player1",
+                r + "/sport/tennis/player1/ranking", r + "/sport/", r + "/finance", r + "/finance/sport/tennis");
+
+        var subscribers = new ArrayList<V3Client>();
+        try (var publisher = V3Client.connect(port, Names.clientId("pub"))) {
+            for (String filter : expected.keySet()) {
+                // One client per filter: overlapping subscriptions of one client may legally give copies.
+                var subscriber = V3Client.connect(port, Names.clientId("sub"));
+                subscribers.add(subscriber);
+                assertEquals(1, subscriber.subscribe(filter, 1));
+            }
+            for (String topic : topics) publisher.publish(topic, topic, 1, false);
+            int i = 0;
+            for (var entry : expected.entrySet()) {
+                var inbox = subscribers.get(i++).inbox();
+                var received = new TreeSet<String>();
+                for (var message : inbox.next(entry.getValue().size(), Duration.ofSeconds(5))) received.add(message.topic());
+                assertEquals(new TreeSet<>(entry.getValue()), received, "filter " + entry.getKey());
+                inbox.expectNothing();
+            }
+        } finally {
+            for (var subscriber : subscribers) subscriber.close();
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("filters starting with a wildcard do not match topics starting with '$'; an explicit '$' filter does [MQTT-4.7.2-1]")
+    void wildcardFiltersDoNotMatchDollarTopics() throws Exception {
+        String plain = Names.topic("dollar").replace('/', '-');
+        String dollarTopic = "$" + plain + "/x";
+        String plainTopic = plain + "/x";
+        try (var hash = V3Client.connect(port, Names.clientId("hash"));
+             var plus = V3Client.connect(port, Names.clientId("plus"));
+             var dollar = V3Client.connect(port, Names.clientId("dollar"));
+             var publisher = V3Client.connect(port, Names.clientId("pub"))) {
+            assertEquals(1, hash.subscribe("#", 1));
+            assertEquals(1, plus.subscribe("+/x", 1));
+            assertEquals(1, dollar.subscribe("$" + plain + "/#", 1));
+            publisher.publish(dollarTopic, "dollar", 1, false);
+            publisher.publish(plainTopic, "plain", 1, false);
+
+            assertEquals(dollarTopic, dollar.inbox().next().topic(), "the '$' topic was published and routed");
+            // '#' sees every other test's traffic too: only the absence of the '$' topic matters.
+            assertEquals(plainTopic, nextOn(hash.inbox(), Set.of(plainTopic, dollarTopic)).topic());
+            assertEquals(plainTopic, plus.inbox().next().topic());
+            plus.inbox().expectNothing();
+            hash.inbox().expectNothingOn(dollarTopic, Inbox.QUIET);
+        }
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("after UNSUBSCRIBE (acknowledged by UNSUBACK) no new message for that filter is delivered [MQTT-3.10.4-2] [MQTT-3.10.4-4]")
+    void unsubscribeStopsDelivery(int version) throws Exception {
+        String root = Names.topic("unsub");
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
+             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            assertEquals(1, subscriber.subscribe(root + "/a", 1));
+            assertEquals(1, subscriber.subscribe(root + "/b", 1));
+            publisher.publish(root + "/a", "before", 1, false);
+            assertEquals("before", subscriber.inbox().next().text());
+
+            subscriber.unsubscribe(root + "/a");   // Paho returns once the UNSUBACK has arrived
+            publisher.publish(root + "/a", "after", 1, false);
+            publisher.publish(root + "/b", "marker", 1, false);
+            var next = subscriber.inbox().next();
+            assertEquals(root + "/b", next.topic(), "got " + next + " after UNSUBSCRIBE");
+            subscriber.inbox().expectNothing();
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    @DisplayName("5.0: UNSUBACK has a reason per filter in order: 0x00 Success, 0x11 No subscription existed [MQTT-3.11.3-1] [MQTT-3.10.4-5]")
+    void unsubAckReasonsIn5() throws Exception {
+        String root = Names.topic("unsuback5");
+        try (var client = RawClient.connected(port, Connect.of(V5, Names.clientId("unsub5")))) {
+            client.send(RawClient.subscribe(V5, 1, new Filter(root + "/a", 1)));
+            client.expect(SUBACK);
+            client.send(RawClient.unsubscribe(V5, 2, root + "/a", root + "/never"));
+            var unsubAck = client.expect(UNSUBACK);
+            assertEquals(2, unsubAck.packetId());
+            assertEquals(List.of(0x00, 0x11), unsubAck.ackReasons(V5));
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    @DisplayName("3.1.1: UNSUBACK (remaining length 2, same packet id) answers even an UNSUBSCRIBE that deleted nothing [MQTT-3.10.4-4] [MQTT-3.10.4-5]")
+    void unsubAckWithoutSubscriptionIn311() throws Exception {
+        try (var client = RawClient.connected(port, Connect.of(V311, Names.clientId("unsub3")))) {
+            client.send(RawClient.unsubscribe(V311, 7, Names.topic("never")));
+            var unsubAck = client.expect(UNSUBACK);
+            assertEquals(0xB0, unsubAck.header(), "UNSUBACK, flags 0000");
+            assertEquals(2, unsubAck.body().length);
+            assertEquals(7, unsubAck.packetId());
+        }
+    }
+
+    /** The next message on one of the topics, skipping others (for a subscriber to '#'). */
+    private static Inbox.Message nextOn(Inbox inbox, Set<String> topics) throws InterruptedException {
+        for (int i = 0; i < 1000; i++) {
+            var message = inbox.next();
+            if (topics.contains(message.topic())) return message;
+        }
+        throw new AssertionError("no message on " + topics + " among the first 1000");
+    }
+}
