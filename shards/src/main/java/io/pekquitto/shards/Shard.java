@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -133,7 +134,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onAccept(Accept accept) {
         var connection = getContext().spawn(
                 Connection.create(settings, getContext().getSelf(), accept.connection().remoteAddress()),
-                "connection-" + (++connectionSequence));
+                "connection-" + (++connectionSequence), DispatcherSelector.sameAsParent());
         getContext().watchWith(connection, new ConnectionStopped(connection));
         // The TCP stage and ours run on this shard's thread: attributes on the joined graph (DESIGN.md).
         accept.connection().flow()
