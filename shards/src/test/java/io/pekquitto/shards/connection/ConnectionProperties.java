@@ -116,7 +116,7 @@ class ConnectionProperties {
         connection.tell(new Connection.TransportReady(transport));
         connection.tell(new Connection.BytesReceived(ByteString.fromArray(connect(ProtocolVersion.MQTT_5, "probe"))));
         var probe = testKit.createTestProbe();
-        probe.awaitAssert(Duration.ofSeconds(3), () -> {
+        probe.awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(5), () -> {
             var packets = transport.packets(ProtocolVersion.MQTT_5);
             assertEquals(1, packets.size());
             assertEquals(ReasonCode.SUCCESS, assertInstanceOf(ConnAck.class, packets.get(0)).reason());

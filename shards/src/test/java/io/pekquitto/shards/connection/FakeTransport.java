@@ -27,7 +27,7 @@ final class FakeTransport implements Transport {
 
     /** The packets written so far, decoded as the given version would read them. */
     synchronized List<Packet> packets(ProtocolVersion version) {
-        var reader = new PacketReader(Integer.MAX_VALUE);
+        var reader = new PacketReader(Integer.MAX_VALUE, version);
         var packets = new ArrayList<Packet>();
         for (var bytes : written) {
             reader.feed(bytes.asByteBuffer());
