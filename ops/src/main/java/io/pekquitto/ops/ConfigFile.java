@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The file given with {@code -c}: HOCON ({@code .conf}, {@code .hocon}), JSON ({@code .json}) or TOML
@@ -41,7 +42,7 @@ public final class ConfigFile {
             throw new ConfigurationException("configuration file " + file + " cannot be read");
         }
         var name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        final Config config;
+        Config config;
         if (name.endsWith(".toml")) {
             config = parseToml(file);
         } else if (name.endsWith(".conf") || name.endsWith(".hocon")) {
@@ -67,7 +68,7 @@ public final class ConfigFile {
     }
 
     private static Config parseToml(Path file) {
-        final JsonNode tree;
+        JsonNode tree;
         try {
             tree = TOML.readTree(file.toFile());
         } catch (JacksonException e) {
@@ -77,18 +78,18 @@ public final class ConfigFile {
         } catch (IOException e) {
             throw new ConfigurationException("configuration file " + file + " cannot be read: " + e.getMessage(), e);
         }
-        @SuppressWarnings("unchecked")
-        var map = (java.util.Map<String, Object>) plain(tree);
-        return ConfigValueFactory.fromMap(map, file.toString()).toConfig();
+        return ConfigValueFactory.fromMap(plainObject(tree), file.toString()).toConfig();
     }
 
     /** Jackson's tree as the maps, lists and boxed values {@code ConfigValueFactory} accepts. */
+    private static Map<String, Object> plainObject(JsonNode object) {
+        var map = new LinkedHashMap<String, Object>();
+        object.properties().forEach(entry -> map.put(entry.getKey(), plain(entry.getValue())));
+        return map;
+    }
+
     private static Object plain(JsonNode node) {
-        if (node.isObject()) {
-            var map = new LinkedHashMap<String, Object>();
-            node.properties().forEach(entry -> map.put(entry.getKey(), plain(entry.getValue())));
-            return map;
-        }
+        if (node.isObject()) return plainObject(node);
         if (node.isArray()) {
             var list = new ArrayList<Object>();
             node.forEach(element -> list.add(plain(element)));

@@ -24,8 +24,8 @@ public final class Main {
 
     /** Runs the command line; returns the exit status once done (for a broker, once it has stopped). */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        final CommandLine commandLine;
-        final BrokerSettings settings;
+        CommandLine commandLine;
+        BrokerSettings settings;
         try {
             commandLine = CommandLine.parse(args);
             if (commandLine.help()) {
