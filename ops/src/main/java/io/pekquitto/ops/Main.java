@@ -43,7 +43,13 @@ public final class Main {
             return 1;
         }
         if (commandLine.verbose()) System.setProperty(LOG_LEVEL_PROPERTY, "DEBUG");
-        serve(settings);
+        try {
+            serve(settings);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // A listener that cannot bind, or settings the broker cannot run yet: say which, exit 1.
+            err.println("pekquitto: " + e.getMessage());
+            return 1;
+        }
         return 0;
     }
 

@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,7 +125,6 @@ class RunnableJarIT {
         0 };                             // return code: accepted
 
     @Test
-    @Disabled("needs the broker: enable when Pekquitto.start exists")
     void jarListensOnThePortGivenWithP() throws Exception {
         int port;
         try (var probe = new ServerSocket(0)) {
