@@ -6,6 +6,7 @@ import io.pekquitto.routing.RetainedIndex;
 import io.pekquitto.routing.SubscriptionTrie;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionStage;
+import io.pekquitto.shards.connection.Transport;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import java.time.Duration;
@@ -55,6 +56,9 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     public record Unsubscribe(String clientId, int packetId, List<String> topicFilters,
                               ActorRef<Connection.Command> replyTo) implements Command {}
+
+    /** A connection's routes so far are done: it may read its socket again (backpressure, see Connection). */
+    public record ResumeReading(Transport transport) implements Command {}
 
     /** The connection has ended; the session goes back to the shard (or ends, with expiry 0). */
     public record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
@@ -125,6 +129,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 .onMessage(Route.class, this::onRoute)
                 .onMessage(Subscribe.class, this::onSubscribe)
                 .onMessage(Unsubscribe.class, this::onUnsubscribe)
+                .onMessage(ResumeReading.class, resume -> {
+                    resume.transport().readMore();
+                    return this;
+                })
                 .onMessage(Release.class, this::onRelease)
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(SessionExpiryCheck.class, this::onSessionExpiryCheck)
