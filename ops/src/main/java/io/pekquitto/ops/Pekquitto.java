@@ -1,6 +1,5 @@
 package io.pekquitto.ops;
 
-import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.BrokerSettings;
 import java.net.InetSocketAddress;
@@ -39,7 +38,7 @@ public final class Pekquitto implements AutoCloseable {
             throw new IllegalArgumentException("pekquitto.shards = " + settings.shards()
                     + ": only 1 shard is supported until the cross-shard mesh is built");
         }
-        var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigFactory.load());
+        var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigLoader.actorSystemConfig());
         var system = ActorSystem.create(Broker.create(settings), "pekquitto", config);
         try {
             var bound = AskPattern.<Broker.Command, Broker.Bound>ask(

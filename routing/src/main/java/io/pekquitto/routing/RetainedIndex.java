@@ -21,7 +21,8 @@ import java.util.function.BiConsumer;
  * branches on an explicit stack, not the thread's: a client sets the depth (32,768 levels fit in a
  * 65,535-byte topic). Removing a message prunes the nodes it leaves empty, so the index is bounded
  * by the live retained messages (DESIGN.md, Security); removing all of them leaves the root alone.
- * Single-threaded: each shard owns its index (DESIGN.md, Threading).
+ * Single-threaded: each shard owns its index (DESIGN.md, Threading). {@code $share} means nothing
+ * here: shared subscriptions receive no retained messages (4.8.2), so callers do not ask for them.
  *
  * @param <M> the retained message
  */

@@ -118,7 +118,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Behavior<Command> onListenerBound(ListenerBound bound) {
         boundAddresses[bound.index()] = bound.address();
         listenersBound++;
-        getContext().getLog().info("listening on [{}]", bound.address());
+        getContext().getLog().debug("listening on [{}]", bound.address());
         answerIfBound();
         return this;
     }

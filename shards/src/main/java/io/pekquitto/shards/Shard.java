@@ -6,6 +6,7 @@ import io.pekquitto.routing.RetainedIndex;
 import io.pekquitto.routing.SubscriptionTrie;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionStage;
+import io.pekquitto.shards.connection.Transport;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -54,6 +56,9 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     public record Unsubscribe(String clientId, int packetId, List<String> topicFilters,
                               ActorRef<Connection.Command> replyTo) implements Command {}
+
+    /** A connection's routes so far are done: it may read its socket again (backpressure, see Connection). */
+    public record ResumeReading(Transport transport) implements Command {}
 
     /** The connection has ended; the session goes back to the shard (or ends, with expiry 0). */
     public record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
@@ -124,6 +129,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 .onMessage(Route.class, this::onRoute)
                 .onMessage(Subscribe.class, this::onSubscribe)
                 .onMessage(Unsubscribe.class, this::onUnsubscribe)
+                .onMessage(ResumeReading.class, resume -> {
+                    resume.transport().readMore();
+                    return this;
+                })
                 .onMessage(Release.class, this::onRelease)
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(SessionExpiryCheck.class, this::onSessionExpiryCheck)
@@ -133,7 +142,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onAccept(Accept accept) {
         var connection = getContext().spawn(
                 Connection.create(settings, getContext().getSelf(), accept.connection().remoteAddress()),
-                "connection-" + (++connectionSequence));
+                "connection-" + (++connectionSequence), DispatcherSelector.sameAsParent());
         getContext().watchWith(connection, new ConnectionStopped(connection));
         // The TCP stage and ours run on this shard's thread: attributes on the joined graph (DESIGN.md).
         accept.connection().flow()

@@ -112,6 +112,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Set when closing while attaching: release the session as soon as it arrives. */
     private boolean publishWillOnRelease;
     private long droppedQos0;
+    /** Whether messages were routed since the last chunk was requested (see {@link #requestBytes()}). */
+    private boolean routedSinceRead;
 
     public static Behavior<Command> create(BrokerSettings settings, ActorRef<Shard.Command> shard, InetSocketAddress remote) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Connection(context, timers, settings, shard, remote)));
@@ -170,13 +172,27 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 return onMalformed(e);
             }
             if (packet == null) {
-                transport.readMore();
+                requestBytes();
                 return this;
             }
             var next = handle(packet);
             if (next != this) return next;
         }
         return this;
+    }
+
+    /**
+     * Asks for the next chunk. If this chunk routed messages, the shard asks on our behalf once it has
+     * routed them (its mailbox is FIFO): a publisher can never run ahead of its shard, so the shard's
+     * mailbox stays bounded instead of growing with a flood.
+     */
+    private void requestBytes() {
+        if (routedSinceRead) {
+            routedSinceRead = false;
+            shard.tell(new Shard.ResumeReading(transport));
+        } else {
+            transport.readMore();
+        }
     }
 
     private Behavior<Command> onMalformed(MalformedPacketException e) {
@@ -315,6 +331,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private void route(Message message) {
+        routedSinceRead = true;
         shard.tell(new Shard.Route(clientId, message));
     }
 

@@ -1,0 +1,88 @@
+package io.pekquitto.ops;
+
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Properties;
+
+/**
+ * The command line of {@code pekquitto}, in Mosquitto's style and with its option names:
+ * {@code [-c FILE] [-p PORT] [-v] [-h] [--version]}.
+ */
+record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose, boolean help, boolean version) {
+
+    static final String USAGE = """
+            Usage: pekquitto [-c FILE] [-p PORT] [-v] [-h] [--version]
+
+              -c, --config-file FILE  read the configuration from FILE: .conf, .hocon (HOCON), .json or .toml
+              -p, --port PORT         listen on PORT (0-65535) instead of the first listener's port
+              -v, --verbose           log at DEBUG level
+              -h, --help              print this help and exit
+              --version               print the version and exit
+
+            Without -c the built-in defaults apply: one listener on 0.0.0.0:1883. A system property sets
+            any key and wins over the file: java -Dpekquitto.max-qos=1 -jar pekquitto.jar
+            """;
+
+    static CommandLine parse(String... args) {
+        Optional<Path> configFile = Optional.empty();
+        var port = OptionalInt.empty();
+        var verbose = false;
+        var help = false;
+        var version = false;
+        for (int i = 0; i < args.length; i++) {
+            var arg = args[i];
+            switch (arg) {
+                case "-c", "--config-file" -> configFile = Optional.of(path(argument(args, ++i, arg)));
+                case "-p", "--port" -> port = OptionalInt.of(port(argument(args, ++i, arg)));
+                case "-v", "--verbose" -> verbose = true;
+                case "-h", "--help" -> help = true;
+                case "--version" -> version = true;
+                default -> throw new ConfigurationException(
+                        (arg.startsWith("-") ? "unknown option " : "unexpected argument ") + arg);
+            }
+        }
+        return new CommandLine(configFile, port, verbose, help, version);
+    }
+
+    /** The settings this command line asks for: the configuration, then {@code -p} on the first listener. */
+    BrokerSettings settings(Properties systemProperties) {
+        var settings = SettingsReader.read(ConfigLoader.load(configFile, systemProperties));
+        return port.isPresent() ? withFirstListenerPort(settings, port.getAsInt()) : settings;
+    }
+
+    private static String argument(String[] args, int index, String option) {
+        if (index >= args.length) throw new ConfigurationException("option " + option + " needs an argument");
+        return args[index];
+    }
+
+    private static Path path(String file) {
+        try {
+            return Path.of(file);
+        } catch (InvalidPathException e) {
+            throw new ConfigurationException("bad configuration file name " + file + ": " + e.getReason(), e);
+        }
+    }
+
+    private static int port(String port) {
+        try {
+            var number = Integer.parseInt(port);
+            if (number >= 0 && number <= 65_535) return number;
+        } catch (NumberFormatException e) {
+            // refused below, with the range
+        }
+        throw new ConfigurationException("bad port " + port + ": expected 0-65535");
+    }
+
+    private static BrokerSettings withFirstListenerPort(BrokerSettings s, int port) {
+        var listeners = new ArrayList<>(s.listeners());
+        listeners.set(0, new ListenerSettings(listeners.get(0).host(), port));
+        return new BrokerSettings(s.shards(), listeners, s.maxPacketSize(), s.maxKeepAlive(), s.receiveMaximum(),
+                s.maxInflightMessages(), s.maxQueuedMessages(), s.queueQos0Messages(), s.retainAvailable(), s.maxQos(),
+                s.topicAliasMaximum(), s.maxSessionExpiry(), s.connectTimeout());
+    }
+}

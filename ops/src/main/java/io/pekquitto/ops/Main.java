@@ -1,0 +1,71 @@
+package io.pekquitto.ops;
+
+import io.pekquitto.shards.BrokerSettings;
+import java.io.PrintStream;
+import java.util.Optional;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The standalone broker: {@code java -jar pekquitto.jar [-c FILE] [-p PORT] [-v] [-h] [--version]}.
+ * A bad command line or configuration prints {@code pekquitto: <message>} on stderr and exits with 1.
+ */
+public final class Main {
+
+    /** Read by logback.xml as the level of {@code io.pekquitto}; the environment variable works too. */
+    static final String LOG_LEVEL_PROPERTY = "PEKQUITTO_LOG_LEVEL";
+
+    private Main() {}
+
+    public static void main(String[] args) {
+        var status = run(args, System.out, System.err);
+        // Explicit also after the broker has stopped: no library thread left behind keeps the JVM up.
+        System.exit(status);
+    }
+
+    /** Runs the command line; returns the exit status once done (for a broker, once it has stopped). */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        CommandLine commandLine;
+        BrokerSettings settings;
+        try {
+            commandLine = CommandLine.parse(args);
+            if (commandLine.help()) {
+                out.print(CommandLine.USAGE);
+                return 0;
+            }
+            if (commandLine.version()) {
+                out.println("pekquitto " + version());
+                return 0;
+            }
+            settings = commandLine.settings(System.getProperties());
+        } catch (ConfigurationException e) {
+            err.println("pekquitto: " + e.getMessage());
+            err.println("Use -h to see usage.");
+            return 1;
+        }
+        if (commandLine.verbose()) System.setProperty(LOG_LEVEL_PROPERTY, "DEBUG");
+        try {
+            serve(settings);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // A listener that cannot bind, or settings the broker cannot run yet: say which, exit 1.
+            err.println("pekquitto: " + e.getMessage());
+            return 1;
+        }
+        return 0;
+    }
+
+    /** The version in the runnable jar's manifest; "dev" when run from classes. */
+    static String version() {
+        return Optional.ofNullable(Main.class.getPackage().getImplementationVersion()).orElse("dev");
+    }
+
+    private static void serve(BrokerSettings settings) {
+        // Only now: Logback configures itself at the first logger, and -v must be set before that.
+        var log = LoggerFactory.getLogger(Main.class);
+        var broker = Pekquitto.start(settings);
+        Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "pekquitto-shutdown"));
+        for (var address : broker.boundAddresses()) {
+            log.info("pekquitto {} listening on [{}:{}]", version(), address.getHostString(), address.getPort());
+        }
+        broker.awaitTermination();
+    }
+}

@@ -1,0 +1,225 @@
+package io.pekquitto.ops;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigList;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Reads {@link BrokerSettings} from the {@code pekquitto} section of a configuration, once, at start.
+ * It refuses what the broker could only misread: keys the defaults do not have (a typo would otherwise
+ * be ignored), values of the wrong type or out of range, and durations without a unit. Every message
+ * names the key's full path and where its value came from (a file and line, or a system property).
+ */
+public final class SettingsReader {
+
+    /** The root of every broker key. */
+    public static final String ROOT = "pekquitto";
+
+    /** MQTT 5's largest Session Expiry Interval, four bytes of seconds, which means "never expires". */
+    static final Duration PROTOCOL_MAX_SESSION_EXPIRY = Duration.ofSeconds(4_294_967_295L);
+
+    private SettingsReader() {}
+
+    /** Reads the settings from {@code config}, which holds the defaults (as {@link ConfigLoader#load} gives). */
+    public static BrokerSettings read(Config config) {
+        var defaults = ConfigFactory.defaultReference().getObject(ROOT);
+        checkKnownKeys(config.getObject(ROOT), defaults, ROOT);
+        try {
+            return new BrokerSettings(
+                    shards(config),
+                    listeners(config, defaults),
+                    config.getInt(path("max-packet-size")),
+                    config.getInt(path("max-keep-alive")),
+                    config.getInt(path("receive-maximum")),
+                    config.getInt(path("max-inflight-messages")),
+                    config.getInt(path("max-queued-messages")),
+                    config.getBoolean(path("queue-qos0-messages")),
+                    config.getBoolean(path("retain-available")),
+                    config.getInt(path("max-qos")),
+                    config.getInt(path("topic-alias-maximum")),
+                    maxSessionExpiry(config),
+                    connectTimeout(config));
+        } catch (ConfigException e) {
+            // Typesafe's message already names the origin and the full path.
+            throw new ConfigurationException(e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw outOfRange(config, defaults.keySet(), e);
+        }
+    }
+
+    private static String path(String key) {
+        return ROOT + "." + key;
+    }
+
+    private static String origin(Config config, String path) {
+        return config.getValue(path).origin().description();
+    }
+
+    /**
+     * BrokerSettings checks its own ranges, so each rule lives in one place; its messages begin with the
+     * key's name ("max-qos must be 0, 1 or 2, not 3"), which is how the key to blame is found here.
+     */
+    private static ConfigurationException outOfRange(Config config, Collection<String> keys, IllegalArgumentException e) {
+        var message = e.getMessage();
+        for (var key : keys) {
+            if (message.startsWith(key + " ")) {
+                return new ConfigurationException(ROOT + "." + message + " (" + origin(config, path(key)) + ")", e);
+            }
+        }
+        return new ConfigurationException(ROOT + ": " + message, e);
+    }
+
+    private static int shards(Config config) {
+        var path = path("shards");
+        var value = config.getValue(path);
+        if (value.valueType() == ConfigValueType.STRING && "auto".equals(value.unwrapped())) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+        try {
+            return config.getInt(path);  // a system property's "2" is a string, which getInt reads
+        } catch (ConfigException.WrongType e) {
+            throw new ConfigurationException(path + " must be a number of at least 1 or auto, not "
+                    + value.render() + " (" + value.origin().description() + ")", e);
+        }
+    }
+
+    private static List<ListenerSettings> listeners(Config config, ConfigObject defaults) {
+        var path = path("listeners");
+        var entries = config.getObjectList(path);
+        if (entries.isEmpty()) {
+            throw new ConfigurationException(path + " needs at least one listener (" + origin(config, path) + ")");
+        }
+        // A listener gives only what differs from the default one, e.g. `[[listeners]] port = 8883`.
+        var template = ((ConfigList) defaults.get("listeners")).get(0);
+        var listeners = new ArrayList<ListenerSettings>();
+        for (int i = 0; i < entries.size(); i++) {
+            var listenerPath = path + "." + i;
+            var listener = entries.get(i).withFallback(template).toConfig().atPath(listenerPath);
+            var host = listener.getString(listenerPath + ".host");
+            var port = listener.getInt(listenerPath + ".port");
+            if (host.isBlank()) {
+                throw new ConfigurationException(listenerPath + ".host must not be empty ("
+                        + origin(listener, listenerPath + ".host") + ")");
+            }
+            try {
+                listeners.add(new ListenerSettings(host, port));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigurationException(listenerPath + ".port: " + e.getMessage() + " ("
+                        + origin(listener, listenerPath + ".port") + ")", e);
+            }
+        }
+        return listeners;
+    }
+
+    private static Duration maxSessionExpiry(Config config) {
+        var path = path("max-session-expiry");
+        var expiry = duration(config, path);
+        if (expiry.isNegative() || expiry.compareTo(PROTOCOL_MAX_SESSION_EXPIRY) > 0) {
+            throw new ConfigurationException(path + " must be 0s.." + PROTOCOL_MAX_SESSION_EXPIRY.toSeconds() + "s, not "
+                    + config.getValue(path).render() + " (" + origin(config, path) + ")");
+        }
+        return expiry;
+    }
+
+    private static Duration connectTimeout(Config config) {
+        var path = path("connect-timeout");
+        var timeout = duration(config, path);
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new ConfigurationException(path + " must be longer than 0s, not " + config.getValue(path).render()
+                    + " (" + origin(config, path) + ")");
+        }
+        return timeout;
+    }
+
+    private static Duration duration(Config config, String path) {
+        var value = config.getValue(path);
+        // Typesafe reads a bare number as milliseconds: in a broker, where Mosquitto counts seconds, a trap.
+        var bare = value.valueType() == ConfigValueType.NUMBER
+                || value.valueType() == ConfigValueType.STRING && value.unwrapped().toString().strip().matches("[0-9]+");
+        if (bare) {
+            throw new ConfigurationException(path + " needs a unit, e.g. " + value.unwrapped().toString().strip()
+                    + "s for seconds (" + value.origin().description() + ")");
+        }
+        return config.getDuration(path);
+    }
+
+    private static void checkKnownKeys(ConfigObject actual, ConfigObject known, String path) {
+        for (var entry : actual.entrySet()) {
+            var key = entry.getKey();
+            var knownValue = known.get(key);
+            if (knownValue == null) throw unknownKey(path, key, entry.getValue(), known.keySet());
+            checkKnownKeys(entry.getValue(), knownValue, path + "." + key);
+        }
+    }
+
+    private static void checkKnownKeys(ConfigValue actual, ConfigValue known, String path) {
+        if (known instanceof ConfigObject knownObject && actual instanceof ConfigObject actualObject) {
+            checkKnownKeys(actualObject, knownObject, path);
+        } else if (known instanceof ConfigList knownList && !knownList.isEmpty()
+                && knownList.get(0) instanceof ConfigObject element) {
+            // A list of objects: each element against the default's first. From system properties a list
+            // arrives as an object keyed 0, 1, ... (`-Dpekquitto.listeners.0.port=8883`).
+            if (actual instanceof ConfigList list) {
+                for (int i = 0; i < list.size(); i++) {
+                    if (list.get(i) instanceof ConfigObject object) checkKnownKeys(object, element, path + "." + i);
+                }
+            } else if (actual instanceof ConfigObject object) {
+                for (var entry : object.entrySet()) {
+                    if (entry.getValue() instanceof ConfigObject o) checkKnownKeys(o, element, path + "." + entry.getKey());
+                }
+            }
+        }
+        // Anything else is a type question, answered by the typed read.
+    }
+
+    private static ConfigurationException unknownKey(String path, String key, ConfigValue value, Collection<String> known) {
+        var message = path + "." + key + " is not a known key (" + value.origin().description() + ")";
+        if (key.equals(ROOT)) {
+            return new ConfigurationException(message + "; a configuration file holds the keys without the "
+                    + ROOT + " { } root");
+        }
+        var closest = closest(key, known);
+        return new ConfigurationException(closest == null ? message : message + "; did you mean " + path + "." + closest + "?");
+    }
+
+    /** The known key nearest to a misspelt one (`max_qos`, `shard`), if any is near enough. */
+    private static String closest(String key, Collection<String> known) {
+        String best = null;
+        int bestDistance = Math.max(2, key.length() / 3) + 1;
+        for (var candidate : known) {
+            var distance = editDistance(key, candidate);
+            if (distance < bestDistance) {
+                best = candidate;
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    private static int editDistance(String a, String b) {
+        var previous = new int[b.length() + 1];
+        var current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) previous[j] = j;
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                var substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            var swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+}

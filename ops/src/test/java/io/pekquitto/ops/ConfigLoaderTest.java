@@ -1,0 +1,103 @@
+package io.pekquitto.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    /** System properties for one test, so the JVM's own stay untouched. */
+    private static Properties systemProperties(String... namesAndValues) {
+        var properties = new Properties();
+        for (int i = 0; i < namesAndValues.length; i += 2) properties.setProperty(namesAndValues[i], namesAndValues[i + 1]);
+        return properties;
+    }
+
+    private static BrokerSettings read(Optional<Path> file, Properties systemProperties) {
+        return SettingsReader.read(ConfigLoader.load(file, systemProperties));
+    }
+
+    @Test
+    void defaultsAreTheDocumentedValues() {
+        var settings = read(Optional.empty(), systemProperties());
+
+        assertEquals(new BrokerSettings(1, List.of(new ListenerSettings("0.0.0.0", 1883)), 268_435_460, 65_535, 20, 20,
+                1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10)), settings);
+        assertEquals(BrokerSettings.defaults(new ListenerSettings("0.0.0.0", 1883)), settings);
+    }
+
+    @Test
+    void systemPropertyOverridesTheDefault() {
+        var settings = read(Optional.empty(), systemProperties("pekquitto.max-qos", "1", "pekquitto.connect-timeout", "2s"));
+
+        assertEquals(1, settings.maxQos());
+        assertEquals(Duration.ofSeconds(2), settings.connectTimeout());
+    }
+
+    @Test
+    void systemPropertyWinsOverTheFile() throws IOException {
+        var file = Files.writeString(dir.resolve("broker.toml"), "max-qos = 0\nreceive-maximum = 5\n");
+
+        var settings = read(Optional.of(file), systemProperties("pekquitto.max-qos", "1"));
+
+        assertEquals(1, settings.maxQos());
+        assertEquals(5, settings.receiveMaximum());
+    }
+
+    @Test
+    void systemPropertySetsAListenerByIndex() {
+        var settings = read(Optional.empty(), systemProperties("pekquitto.listeners.0.port", "8883"));
+
+        assertEquals(List.of(new ListenerSettings("0.0.0.0", 8883)), settings.listeners());
+    }
+
+    @Test
+    void unknownSystemPropertyIsNamedAsOne() {
+        var e = assertThrows(ConfigurationException.class,
+                () -> read(Optional.empty(), systemProperties("pekquitto.max-qoss", "1")));
+
+        assertTrue(e.getMessage().startsWith("pekquitto.max-qoss is not a known key (system property)"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("did you mean pekquitto.max-qos?"), e.getMessage());
+    }
+
+    @Test
+    void wrongTypeFromASystemPropertyNamesThePathAndOrigin() {
+        var e = assertThrows(ConfigurationException.class,
+                () -> read(Optional.empty(), systemProperties("pekquitto.max-qos", "two")));
+
+        assertTrue(e.getMessage().contains("pekquitto.max-qos"), e.getMessage());
+        assertTrue(e.getMessage().contains("system property"), e.getMessage());
+    }
+
+    @Test
+    void otherSystemPropertiesAreNotOurs() {
+        var settings = read(Optional.empty(),
+                systemProperties("pekko.loglevel", "DEBUG", "pekquittox", "1", "java.vendor", "x"));
+
+        assertEquals(BrokerSettings.defaults(new ListenerSettings("0.0.0.0", 1883)), settings);
+    }
+
+    @Test
+    void actorSystemLogsThroughSlf4jOnly() {
+        var config = ConfigLoader.actorSystemConfig();
+
+        assertEquals(List.of("org.apache.pekko.event.slf4j.Slf4jLogger"), config.getStringList("pekko.loggers"));
+        assertEquals("org.apache.pekko.event.slf4j.Slf4jLoggingFilter", config.getString("pekko.logging-filter"));
+        assertEquals("OFF", config.getString("pekko.stdout-loglevel"));
+    }
+}

@@ -1,0 +1,84 @@
+package io.pekquitto.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void helpPrintsUsageOnStdoutAndExitsZero() {
+        assertEquals(0, run("-h"));
+        assertTrue(out().startsWith("Usage: pekquitto [-c FILE] [-p PORT] [-v] [-h] [--version]"), out());
+        assertEquals("", err());
+    }
+
+    @Test
+    void versionPrintsTheVersionAndExitsZero() {
+        assertEquals(0, run("--version"));
+        // From classes there is no jar manifest; RunnableJarIT checks the jar's version.
+        assertEquals("pekquitto dev" + System.lineSeparator(), out());
+    }
+
+    @Test
+    void unknownOptionExitsOneWithMessageAndHint() {
+        assertEquals(1, run("-d"));
+        assertEquals("pekquitto: unknown option -d" + System.lineSeparator() + "Use -h to see usage." + System.lineSeparator(),
+                err());
+        assertEquals("", out());
+    }
+
+    @Test
+    void missingOptionArgumentExitsOne() {
+        assertEquals(1, run("-p"));
+        assertTrue(err().startsWith("pekquitto: option -p needs an argument"), err());
+    }
+
+    @Test
+    void badPortExitsOne() {
+        assertEquals(1, run("-p", "99999"));
+        assertTrue(err().startsWith("pekquitto: bad port 99999"), err());
+    }
+
+    @Test
+    void missingConfigurationFileExitsOneNamingIt() {
+        var missing = dir.resolve("broker.toml");
+
+        assertEquals(1, run("-c", missing.toString()));
+        assertTrue(err().startsWith("pekquitto: configuration file " + missing + " does not exist"), err());
+    }
+
+    @Test
+    void configurationErrorExitsOneBeforeAnyBrokerStarts() throws IOException {
+        var file = Files.writeString(dir.resolve("broker.toml"), "max-qos = 3\n");
+
+        assertEquals(1, run("-p", "1884", "-c", file.toString()));
+        assertTrue(err().startsWith("pekquitto: pekquitto.max-qos must be 0, 1 or 2, not 3 (" + file + ")"), err());
+    }
+}

@@ -1,0 +1,94 @@
+package io.pekquitto.protocol.codec;
+
+import static io.pekquitto.protocol.codec.Vectors.bytes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.protocol.MalformedPacketException;
+import io.pekquitto.protocol.ReasonCode;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+class FrameReaderTest {
+    @Test
+    void wholeFrameInsideTheFedBufferIsASliceOfIt() {
+        var fed = bytes(
+                0x30, 3,            // PUBLISH QoS 0, remaining length 3
+                0, 1, 'a',          // topic "a", no payload
+                0xC0, 0);           // PINGREQ
+        var reader = new FrameReader(100);
+        reader.feed(ByteBuffer.wrap(fed));
+        var frame = reader.next();
+        assertEquals(0x30, frame.fixedHeader());
+        assertSame(fed, frame.body().array());  // no copy
+        assertEquals(3, frame.body().remaining());
+        assertEquals(0xC0, reader.next().fixedHeader());
+        assertNull(reader.next());
+        assertFalse(reader.hasPartialFrame());
+    }
+
+    @Test
+    void frameSplitInsideTheRemainingLengthIsJoined() {
+        var reader = new FrameReader(1000);
+        reader.feed(ByteBuffer.wrap(bytes(0x30, 0x82)));  // PUBLISH, remaining length 130, first byte
+        assertNull(reader.next());
+        assertTrue(reader.hasPartialFrame());
+        var rest = new byte[1 + 130];
+        rest[0] = 0x01;                                    // second length byte
+        reader.feed(ByteBuffer.wrap(rest, 0, 50));
+        assertNull(reader.next());
+        assertEquals(FrameReader.State.READING_BODY, reader.state());
+        reader.feed(ByteBuffer.wrap(rest, 50, rest.length - 50));
+        assertEquals(130, reader.next().body().remaining());
+        assertFalse(reader.hasPartialFrame());
+    }
+
+    @Test
+    void frameLargerThanTheMaximumIsRefusedBeforeItsBody() {
+        var reader = new FrameReader(100);
+        reader.feed(ByteBuffer.wrap(bytes(0x30, 98)));  // 1 + 1 + 98 = 100 bytes: allowed
+        assertNull(reader.next());
+        var tooLarge = new FrameReader(100);
+        tooLarge.feed(ByteBuffer.wrap(bytes(0x30, 99)));  // 101 bytes, no body sent yet
+        var e = assertThrows(MalformedPacketException.class, tooLarge::next);
+        assertEquals(ReasonCode.PACKET_TOO_LARGE, e.reason());
+        assertEquals(FrameReader.State.FAILED, tooLarge.state());
+    }
+
+    @Test
+    void remainingLengthOfFiveBytesIsMalformed() {
+        var reader = new FrameReader(Integer.MAX_VALUE);
+        reader.feed(ByteBuffer.wrap(bytes(0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01)));
+        assertEquals(ReasonCode.MALFORMED_PACKET, assertThrows(MalformedPacketException.class, reader::next).reason());
+    }
+
+    @Test
+    void packetTypeZeroIsMalformedAtTheFirstByte() {
+        var reader = new FrameReader(100);
+        reader.feed(ByteBuffer.wrap(bytes(0x00)));  // reserved type 0 (2.1.2)
+        assertThrows(MalformedPacketException.class, reader::next);
+    }
+
+    @Test
+    void failedReaderThrowsAgain() {
+        var reader = new FrameReader(100);
+        reader.feed(ByteBuffer.wrap(bytes(0x00)));
+        var first = assertThrows(MalformedPacketException.class, reader::next);
+        reader.feed(ByteBuffer.wrap(bytes(0xC0, 0)));
+        assertSame(first, assertThrows(MalformedPacketException.class, reader::next));
+    }
+
+    @Test
+    void unreadBytesOfAnEarlierFeedAreKept() {
+        var reader = new FrameReader(100);
+        reader.feed(ByteBuffer.wrap(bytes(0xC0, 0, 0xD0)));  // PINGREQ, start of PINGRESP
+        reader.feed(ByteBuffer.wrap(bytes(0)));               // fed before polling: contract bent
+        assertEquals(0xC0, reader.next().fixedHeader());
+        assertEquals(0xD0, reader.next().fixedHeader());
+        assertNull(reader.next());
+    }
+}

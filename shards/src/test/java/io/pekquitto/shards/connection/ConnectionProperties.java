@@ -1,0 +1,128 @@
+package io.pekquitto.shards.connection;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.protocol.ConnAck;
+import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import io.pekquitto.shards.Shard;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Optional;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ChildFailed;
+import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * A connection fed arbitrary bytes, after a valid CONNECT or not, ends cleanly (it stops, it does not
+ * fail) and its shard goes on serving: the real Connection actor and Shard, with an in-memory transport.
+ */
+class ConnectionProperties {
+    private static ActorTestKit testKit;
+    private static ActorRef<Shard.Command> shard;
+    private static final BrokerSettings SETTINGS = BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0));
+    private static final InetSocketAddress REMOTE = new InetSocketAddress("127.0.0.1", 1);
+
+    /** How a supervising parent saw its Connection child end. */
+    private record Ended(boolean failed, String cause) {}
+
+    @BeforeContainer
+    static void start() {
+        testKit = ActorTestKit.create();
+        shard = testKit.spawn(Shard.create(SETTINGS, "pekko.actor.default-dispatcher"), "shard");
+    }
+
+    @AfterContainer
+    static void stop() {
+        testKit.shutdownTestKit();
+    }
+
+    /** Spawns a Connection under a parent that reports how it ended. */
+    private static ActorRef<Connection.Command> spawnWatched(ActorRef<Ended> reportTo) {
+        TestProbe<ActorRef<Connection.Command>> spawned = testKit.createTestProbe();
+        Behavior<Void> parent = Behaviors.setup(context -> {
+            var child = context.spawnAnonymous(Connection.create(SETTINGS, shard, REMOTE));
+            context.watch(child);
+            spawned.getRef().tell(child);
+            return Behaviors.receive(Void.class)
+                    .onSignal(ChildFailed.class, failed -> {
+                        reportTo.tell(new Ended(true, String.valueOf(failed.getCause())));
+                        return Behaviors.stopped();
+                    })
+                    .onSignal(Terminated.class, terminated -> {
+                        reportTo.tell(new Ended(false, ""));
+                        return Behaviors.stopped();
+                    })
+                    .build();
+        });
+        testKit.spawn(parent);
+        return spawned.receiveMessage(Duration.ofSeconds(3));
+    }
+
+    private static byte[] connect(ProtocolVersion version, String clientId) {
+        var packet = new Connect(version, clientId, true, 60, Optional.empty(), Optional.empty(), Optional.empty(),
+                Properties.NONE);
+        var buffer = PacketEncoder.encode(packet, version);
+        var bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return bytes;
+    }
+
+    @Provide
+    Arbitrary<byte[]> garbage() {
+        return Arbitraries.bytes().array(byte[].class).ofMinSize(0).ofMaxSize(200);
+    }
+
+    @Property(tries = 150)
+    void arbitraryBytesEndTheConnectionCleanly(@ForAll("garbage") byte[] garbage, @ForAll boolean connectFirst,
+                                               @ForAll boolean mqtt5) {
+        var version = mqtt5 ? ProtocolVersion.MQTT_5 : ProtocolVersion.MQTT_3_1_1;
+        TestProbe<Ended> ended = testKit.createTestProbe();
+        var connection = spawnWatched(ended.getRef());
+        var transport = new FakeTransport();
+        connection.tell(new Connection.TransportReady(transport));
+        if (connectFirst) connection.tell(new Connection.BytesReceived(ByteString.fromArray(connect(version, "fuzz"))));
+        connection.tell(new Connection.BytesReceived(ByteString.fromArray(garbage)));
+        connection.tell(new Connection.TransportClosed("test over"));
+        var end = ended.expectMessageClass(Ended.class, Duration.ofSeconds(5));
+        assertEquals(new Ended(false, ""), end, "the connection must stop, not fail");
+        assertTrue(transport.closed.get(), "the transport is closed");
+        shardStillServes();
+    }
+
+    private static void shardStillServes() {
+        TestProbe<Ended> ended = testKit.createTestProbe();
+        var connection = spawnWatched(ended.getRef());
+        var transport = new FakeTransport();
+        connection.tell(new Connection.TransportReady(transport));
+        connection.tell(new Connection.BytesReceived(ByteString.fromArray(connect(ProtocolVersion.MQTT_5, "probe"))));
+        var probe = testKit.createTestProbe();
+        probe.awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(5), () -> {
+            var packets = transport.packets(ProtocolVersion.MQTT_5);
+            assertEquals(1, packets.size());
+            assertEquals(ReasonCode.SUCCESS, assertInstanceOf(ConnAck.class, packets.get(0)).reason());
+            return null;
+        });
+        connection.tell(new Connection.TransportClosed("done"));
+        ended.expectMessageClass(Ended.class, Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,159 @@
+package io.pekquitto.e2e.config;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.pekquitto.ops.ConfigLoader;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The runnable jar, {@code ops/target/pekquitto.jar}, started as a child JVM as an operator would. */
+@Timeout(120)
+class RunnableJarIT {
+
+    private static final long EXIT_TIMEOUT_SECONDS = 60;
+
+    @TempDir
+    Path dir;
+
+    private int processes;
+
+    private record Exit(int status, String stdout, String stderr) {}
+
+    private static String jar() {
+        var jar = System.getProperty("pekquitto.jar");
+        assertNotNull(jar, "pekquitto.jar is set by Failsafe: run with mvn verify");
+        return jar;
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** Runs a JVM to its end; output goes to files, so a full pipe can never block it. */
+    private Exit runToExit(List<String> command) throws IOException, InterruptedException {
+        var n = ++processes;
+        var stdout = dir.resolve("stdout-" + n);
+        var stderr = dir.resolve("stderr-" + n);
+        var process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+        try {
+            if (!process.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                fail("did not exit within " + EXIT_TIMEOUT_SECONDS + " s: " + command);
+            }
+            return new Exit(process.exitValue(), Files.readString(stdout), Files.readString(stderr));
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    private Exit runJar(String... args) throws IOException, InterruptedException {
+        var command = new ArrayList<>(List.of(java(), "-jar", jar()));
+        command.addAll(List.of(args));
+        return runToExit(command);
+    }
+
+    @Test
+    void unknownKeyInATomlFileStopsTheJarNamingKeyAndFile() throws Exception {
+        var file = Files.writeString(dir.resolve("broker.toml"), "max-qos = 1\nmax_inflight_messages = 10\n");
+
+        var exit = runJar("-c", file.toString());
+
+        assertNotEquals(0, exit.status());
+        assertTrue(exit.stderr().startsWith("pekquitto: pekquitto.max_inflight_messages is not a known key (" + file + ")"),
+                exit.stderr());
+        assertEquals("", exit.stdout());
+    }
+
+    @Test
+    void versionComesFromTheJarManifest() throws Exception {
+        var exit = runJar("--version");
+
+        assertEquals(0, exit.status(), exit.stderr());
+        assertTrue(exit.stdout().matches("pekquitto \\S+\\R"), exit.stdout());
+        assertNotEquals("pekquitto dev", exit.stdout().strip(), "the manifest's Implementation-Version is missing");
+    }
+
+    /**
+     * Shading appends every reference.conf into one file, ours first, so Pekko's own defaults come
+     * after our pekko block; the actor system's configuration must still log through SLF4J.
+     */
+    @Test
+    void actorSystemInTheJarLogsThroughSlf4j() throws Exception {
+        var testClasses = Path.of(PrintPekkoLoggers.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        var classPath = jar() + java.io.File.pathSeparator + testClasses;
+
+        var exit = runToExit(List.of(java(), "-cp", classPath, PrintPekkoLoggers.class.getName()));
+
+        assertEquals(0, exit.status(), exit.stderr());
+        assertEquals("[org.apache.pekko.event.slf4j.Slf4jLogger] OFF", exit.stdout().strip());
+    }
+
+    /** Run inside the child JVM by {@link #actorSystemInTheJarLogsThroughSlf4j}. */
+    static final class PrintPekkoLoggers {
+        public static void main(String[] args) {
+            var config = ConfigLoader.actorSystemConfig();
+            System.out.println(config.getStringList("pekko.loggers") + " " + config.getString("pekko.stdout-loglevel"));
+        }
+    }
+
+    private static final byte[] CONNECT_3_1_1 = {
+        0x10, 21,                        // fixed header: CONNECT; remaining length
+        0, 4, 'M', 'Q', 'T', 'T',        // protocol name
+        4,                               // protocol level: 3.1.1
+        0x02,                            // connect flags: clean session
+        0, 60,                           // keep alive: 60 s
+        0, 9, 'c', 'o', 'n', 'f', 'i', 'g', '-', 'i', 't' };  // client identifier "config-it"
+
+    private static final byte[] CONNACK_ACCEPTED = {
+        0x20, 2,                         // fixed header: CONNACK; remaining length
+        0,                               // session present: no [MQTT-3.2.2-1]
+        0 };                             // return code: accepted
+
+    @Test
+    void jarListensOnThePortGivenWithP() throws Exception {
+        int port;
+        try (var probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        var stderr = dir.resolve("broker-stderr");
+        var process = new ProcessBuilder(java(), "-jar", jar(), "-p", String.valueOf(port))
+                .redirectOutput(dir.resolve("broker-stdout").toFile()).redirectError(stderr.toFile()).start();
+        try (var socket = connectWithin(port, 30_000, process, stderr)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(CONNECT_3_1_1);
+
+            assertArrayEquals(CONNACK_ACCEPTED, socket.getInputStream().readNBytes(CONNACK_ACCEPTED.length));
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    private static Socket connectWithin(int port, long millis, Process broker, Path stderr)
+            throws IOException, InterruptedException {
+        var deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < deadline) {
+            if (!broker.isAlive()) fail("pekquitto exited with " + broker.exitValue() + ": " + Files.readString(stderr));
+            try {
+                return new Socket("127.0.0.1", port);
+            } catch (ConnectException e) {
+                Thread.sleep(100);  // not listening yet
+            }
+        }
+        return fail("pekquitto did not listen on " + port + " within " + millis + " ms: " + Files.readString(stderr));
+    }
+}
