@@ -38,4 +38,8 @@ public interface PahoClient extends AutoCloseable {
 
     /** Closes the socket without sending DISCONNECT. */
     void dropConnection() throws Exception;
+
+    /** A normal DISCONNECT if still connected, then the client freed; a failure to free it is unchecked. */
+    @Override
+    void close();
 }

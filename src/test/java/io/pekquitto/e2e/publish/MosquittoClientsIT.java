@@ -43,8 +43,8 @@ class MosquittoClientsIT {
 
     @BeforeAll
     static void startBroker() {
-        assumeTrue(Stream.of("/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub").allMatch(p -> Files.isExecutable(Path.of(p))),
-                "mosquitto-clients is not installed");
+        assumeTrue(Stream.of("/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub", "/usr/bin/stdbuf")
+                .allMatch(p -> Files.isExecutable(Path.of(p))), "mosquitto-clients or stdbuf is not installed");
         broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
         port = broker.port();
     }
@@ -60,9 +60,10 @@ class MosquittoClientsIT {
     @DisplayName("mosquitto_pub to mosquitto_sub at QoS 1 [MQTT-4.3.2-2] [MQTT-3.8.4-6 (3.1.1)] [MQTT-3.8.4-8 (5.0)]")
     void qos1RoundTrip(String version) throws Exception {
         String topic = Names.topic("mosquitto");
-        try (var subscriber = ChildProcess.start("mosquitto_sub", "-h", "127.0.0.1", "-p", Integer.toString(port),
-                "-V", version, "-i", Names.clientId("msub"), "-q", "1", "-t", topic, "-C", "1", "-W", "10",
-                "-d", "-F", FORMAT)) {
+        // stdbuf: mosquitto_sub's stdout is a pipe here, and its debug lines must come out as printed.
+        try (var subscriber = ChildProcess.start("stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p",
+                Integer.toString(port), "-V", version, "-i", Names.clientId("msub"), "-q", "1", "-t", topic,
+                "-C", "1", "-W", "10", "-d", "-F", FORMAT)) {
             subscriber.awaitLine(line -> line.contains("received SUBACK"));
             try (var publisher = ChildProcess.start("mosquitto_pub", "-h", "127.0.0.1", "-p", Integer.toString(port),
                     "-V", version, "-i", Names.clientId("mpub"), "-q", "1", "-t", topic, "-m", "hello mosquitto")) {
