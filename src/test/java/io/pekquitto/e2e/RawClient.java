@@ -97,9 +97,22 @@ public final class RawClient implements AutoCloseable {
 
     /** Reads the next whole packet; fails the test if none arrives within the timeout or the socket closes. */
     public Packet read(Duration timeout) throws IOException {
+        return readOrClosed(timeout).orElseThrow(() -> new AssertionError("connection closed while waiting for a packet"));
+    }
+
+    /**
+     * The next whole packet, or empty if the server closes the connection (or resets it) first; fails
+     * the test if neither happens within the timeout.
+     */
+    public Optional<Packet> readOrClosed(Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        int header = readByte(deadline, "fixed header");
-        if (header < 0) fail("connection closed while waiting for a packet");
+        int header;
+        try {
+            header = readByte(deadline, "a packet or the connection to close");
+        } catch (SocketException e) {
+            return Optional.empty();  // connection reset
+        }
+        if (header < 0) return Optional.empty();
         // Remaining Length, a Variable Byte Integer of at most four bytes (2.2.3 / 1.5.5).
         int remaining = 0;
         for (int i = 0, shift = 0; ; i++, shift += 7) {
@@ -121,7 +134,7 @@ public final class RawClient implements AutoCloseable {
             if (n < 0) throw new EOFException("connection closed inside a packet body");
             off += n;
         }
-        return new Packet(header, body);
+        return Optional.of(new Packet(header, body));
     }
 
     /** Reads the next packet and asserts its type. */

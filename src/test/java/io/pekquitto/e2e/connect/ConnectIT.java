@@ -146,6 +146,49 @@ class ConnectIT {
         }
     }
 
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(10)
+    @DisplayName("a CONNECT with the reserved flag set is refused and the connection closed (3.1.1: no CONNACK; 5.0: at most CONNACK 0x81) [MQTT-3.1.2-3] [MQTT-3.1.4-1]")
+    void reservedConnectFlagIsRefused(int version) throws IOException {
+        byte[] connect = Connect.of(version, Names.clientId("reserved")).bytes();
+        connect[9] |= 0x01;   // Connect Flags: after the fixed header (2), "MQTT" (6) and the level (1)
+        try (var client = RawClient.open(port)) {
+            client.send(connect);
+            if (version == V5) expectOptionalConnAckThenClose(client, 0x81);
+            else client.expectClosed(CLOSE_WAIT);
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    @DisplayName("an unsupported Protocol Level gets CONNACK 0x01 (3.1.1) or 0x84 (5.0), then the connection closes [MQTT-3.1.2-2]")
+    void unsupportedProtocolLevelIsRefused() throws IOException {
+        var body = new RawClient.Bytes()
+                .string("MQTT").u8(6)                  // Protocol Name, Protocol Level 6
+                .u8(0x02).u16(60)                      // Clean Start, Keep Alive
+                .u8(0)                                 // (as if 5.0) property length 0
+                .string(Names.clientId("level6"))      // Client Identifier
+                .toByteArray();
+        try (var client = RawClient.open(port)) {
+            client.send(RawClient.packet(0x10, body));
+            var connAck = client.expect(CONNACK);
+            int code = connAck.connAckReason();
+            assertTrue(code == 0x01 || code == 0x84, "CONNACK code " + RawClient.hex(code));
+            client.expectClosed(CLOSE_WAIT);
+        }
+    }
+
+    /** MQTT 5 allows a CONNACK with a failure before closing (4.13.1); if one comes, it has this code. */
+    private static void expectOptionalConnAckThenClose(RawClient client, int reasonCode) throws IOException {
+        var packet = client.readOrClosed(CLOSE_WAIT);
+        if (packet.isPresent()) {
+            assertEquals(CONNACK, packet.get().type(), () -> "expected at most a CONNACK, got " + packet.get());
+            assertEquals(RawClient.hex(reasonCode), RawClient.hex(packet.get().connAckReason()));
+            client.expectClosed(CLOSE_WAIT);
+        }
+    }
+
     // ---- first packet and second CONNECT
 
     @Test

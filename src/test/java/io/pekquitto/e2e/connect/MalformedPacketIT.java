@@ -90,6 +90,36 @@ class MalformedPacketIT {
                         0, 4, 'a', (byte) 0xED, (byte) 0xA0, (byte) 0x80,  // topic "a" + encoded U+D800
                         0,                              // property length 0
                         'x'}),                          // payload
+        /** [MQTT-3.10.1-1] UNSUBSCRIBE's reserved flags must be 0010. */
+        UNSUBSCRIBE_WITH_RESERVED_FLAGS_0000(MALFORMED_PACKET,
+                new byte[] {
+                        (byte) 0xA0, 5,                 // UNSUBSCRIBE with flags 0000; remaining length 5
+                        0, 1,                           // packet identifier 1
+                        0, 1, 'a'},                     // topic filter "a"
+                new byte[] {
+                        (byte) 0xA0, 6,                 // UNSUBSCRIBE with flags 0000; remaining length 6
+                        0, 1,                           // packet identifier 1
+                        0,                              // property length 0
+                        0, 1, 'a'}),                    // topic filter "a"
+        /** [MQTT-3.6.1-1] PUBREL's reserved flags must be 0010. */
+        PUBREL_WITH_RESERVED_FLAGS_0000(MALFORMED_PACKET,
+                new byte[] {
+                        0x60, 2,                        // PUBREL with flags 0000; remaining length 2
+                        0, 1},                          // packet identifier 1
+                new byte[] {
+                        0x60, 2,                        // PUBREL with flags 0000; remaining length 2
+                        0, 1}),                         // packet identifier 1 (reason 0x00 implied)
+        /** [MQTT-1.5.3-2 (3.1.1)] [MQTT-1.5.4-2 (5.0)] [MQTT-4.7.3-2] no U+0000 in a string or topic. */
+        TOPIC_WITH_NULL_CHARACTER(MALFORMED_PACKET,
+                new byte[] {
+                        0x30, 6,                        // PUBLISH QoS 0; remaining length 6
+                        0, 3, 'a', 0, 'b',              // topic "a", NUL, "b"
+                        'x'},                           // payload
+                new byte[] {
+                        0x30, 7,                        // PUBLISH QoS 0; remaining length 7
+                        0, 3, 'a', 0, 'b',              // topic "a", NUL, "b"
+                        0,                              // property length 0
+                        'x'}),                          // payload
         /** [MQTT-3.3.2-2] a Topic Name has no wildcards; MQTT 5 names the reason 0x90 Topic Name invalid. */
         PUBLISH_TO_A_WILDCARD_TOPIC(TOPIC_NAME_INVALID,
                 new byte[] {

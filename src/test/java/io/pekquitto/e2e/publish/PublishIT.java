@@ -1,6 +1,9 @@
 package io.pekquitto.e2e.publish;
 
 import static io.pekquitto.e2e.RawClient.PUBACK;
+import static io.pekquitto.e2e.RawClient.PUBCOMP;
+import static io.pekquitto.e2e.RawClient.PUBREC;
+import static io.pekquitto.e2e.RawClient.PUBREL;
 import static io.pekquitto.e2e.RawClient.PUBLISH;
 import static io.pekquitto.e2e.RawClient.SUBACK;
 import static io.pekquitto.e2e.RawClient.V311;
@@ -36,6 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** PUBLISH delivery: the three QoS levels, ordering, QoS downgrade, MQTT 5 properties and topic aliases (3.3, 4.3, 4.6). */
 class PublishIT {
@@ -184,6 +188,35 @@ class PublishIT {
                 assertFalse(publish.properties().containsKey(0x23), "no Topic Alias towards this subscriber");
                 subscriber.send(RawClient.ack(PUBACK, publish.packetId()));
             }
+        }
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("a QoS 2 PUBLISH sent again (DUP 1) before PUBREL is acknowledged but delivered once; after PUBCOMP the packet id is new [MQTT-4.3.3-2 (3.1.1)] [MQTT-4.3.3-10] [MQTT-4.3.3-12] (5.0)")
+    void qos2ResendIsDeliveredOnce(int version) throws Exception {
+        String topic = Names.topic("qos2-once");
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
+             var publisher = RawClient.connected(port, Connect.of(version, Names.clientId("pub")))) {
+            assertEquals(2, subscriber.subscribe(topic, 2));
+            byte[] publish = RawClient.publish(version, topic, 2, 5, "exactly once");
+            publisher.send(publish);
+            assertEquals(5, publisher.expect(PUBREC).packetId());
+            byte[] resend = publish.clone();
+            resend[0] |= 0x08;                                          // DUP 1, same packet id 5
+            publisher.send(resend);
+            assertEquals(5, publisher.expect(PUBREC).packetId());
+            publisher.send(RawClient.ack(PUBREL, 5));
+            assertEquals(5, publisher.expect(PUBCOMP).packetId());
+            assertEquals("exactly once", subscriber.inbox().next().text());
+
+            publisher.send(RawClient.publish(version, topic, 2, 5, "a new message"));   // id 5 is free again
+            assertEquals(5, publisher.expect(PUBREC).packetId());
+            publisher.send(RawClient.ack(PUBREL, 5));
+            assertEquals(5, publisher.expect(PUBCOMP).packetId());
+            assertEquals("a new message", subscriber.inbox().next().text());
+            subscriber.inbox().expectNothing();
         }
     }
 

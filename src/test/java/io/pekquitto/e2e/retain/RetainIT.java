@@ -166,6 +166,49 @@ class RetainIT {
         }
     }
 
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("subscribing again to the same filter re-sends the retained messages [MQTT-3.8.4-3 (3.1.1)] [MQTT-3.8.4-4 (5.0)]")
+    void resubscribingResendsRetained(int version) throws Exception {
+        String topic = Names.topic("resubscribe");
+        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            publisher.publish(topic, "again", 1, true);
+        }
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            subscriber.subscribe(topic, 1);
+            assertEquals("again", subscriber.inbox().next().text());
+            subscriber.subscribe(topic, 1);
+            var resent = subscriber.inbox().next();
+            assertEquals("again", resent.text());
+            assertTrue(resent.retained());
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: Retain Handling 1 sends retained messages only for a new subscription, 2 never [MQTT-3.3.1-10] [MQTT-3.3.1-11]")
+    void retainHandling() throws Exception {
+        String topic = Names.topic("handling");
+        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+            publisher.publish(topic, "handled", 1, true);
+        }
+        try (var subscriber = V5Client.connect(port, Names.clientId("sub"));
+             var never = V5Client.connect(port, Names.clientId("never"))) {
+            var ifNew = new MqttSubscription(topic, 1);
+            ifNew.setRetainHandling(1);
+            subscriber.subscribe(ifNew);
+            assertEquals("handled", subscriber.inbox().next().text(), "new subscription: sent");
+            subscriber.subscribe(ifNew);
+            subscriber.inbox().expectNothing();   // the subscription existed: not sent
+
+            var noRetained = new MqttSubscription(topic, 1);
+            noRetained.setRetainHandling(2);
+            never.subscribe(noRetained);
+            never.inbox().expectNothing();
+        }
+    }
+
     @Test
     @Timeout(15)
     @DisplayName("5.0: with Retain As Published, a live retained message keeps RETAIN 1 [MQTT-3.3.1-13]")

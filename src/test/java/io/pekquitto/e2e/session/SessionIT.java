@@ -1,5 +1,13 @@
 package io.pekquitto.e2e.session;
 
+import static io.pekquitto.e2e.RawClient.CONNACK;
+import static io.pekquitto.e2e.RawClient.PINGRESP;
+import static io.pekquitto.e2e.RawClient.PUBACK;
+import static io.pekquitto.e2e.RawClient.PUBCOMP;
+import static io.pekquitto.e2e.RawClient.PUBLISH;
+import static io.pekquitto.e2e.RawClient.PUBREC;
+import static io.pekquitto.e2e.RawClient.PUBREL;
+import static io.pekquitto.e2e.RawClient.SUBACK;
 import static io.pekquitto.e2e.RawClient.V311;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.RawClient;
+import io.pekquitto.e2e.RawClient.Connect;
+import io.pekquitto.e2e.RawClient.Filter;
 import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
@@ -165,6 +176,74 @@ class SessionIT {
         try (var again = connectKeepingSession(V5, clientId, 2)) {
             assertFalse(again.sessionPresent(), "the session expired");
             again.inbox().expectNothing();
+        }
+    }
+
+    /** A raw CONNECT that keeps the session: Clean Session 0 (3.1.1), or Clean Start 0 with Session Expiry Interval 60 s (5.0). */
+    private static Connect keepingSession(int version, String clientId) {
+        var connect = Connect.of(version, clientId).withCleanStart(false);
+        if (version == V5) connect = connect.withProperties(new RawClient.Bytes().u8(0x11).u32(60).toByteArray());
+        return connect;
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("an unacknowledged QoS 1 PUBLISH is sent again on resume, same packet id, DUP 1 [MQTT-4.4.0-1] [MQTT-3.3.1-1]")
+    void unacknowledgedPublishIsResentOnResume(int version) throws Exception {
+        String clientId = Names.clientId("resend1");
+        String topic = Names.topic("resend1");
+        int packetId;
+        try (var first = RawClient.connected(port, keepingSession(version, clientId));
+             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            first.send(RawClient.subscribe(version, 1, new Filter(topic, 1)));
+            first.expect(SUBACK);
+            publisher.publish(topic, "ack me", 1, false);
+            var publish = first.expect(PUBLISH).publish(version);
+            assertFalse(publish.dup());
+            packetId = publish.packetId();
+        }   // closed without PUBACK
+        try (var resumed = RawClient.open(port)) {
+            resumed.send(keepingSession(version, clientId).bytes());
+            var connAck = resumed.expect(CONNACK);
+            assertTrue(connAck.sessionPresent());
+            var again = resumed.expect(PUBLISH).publish(version);
+            assertEquals("ack me", again.payloadText());
+            assertEquals(packetId, again.packetId(), "the original packet identifier");
+            assertTrue(again.dup(), "DUP 1 on a re-delivery");
+            resumed.send(RawClient.ack(PUBACK, packetId));
+            resumed.send(RawClient.pingReq());
+            resumed.expect(PINGRESP);   // nothing else was queued before it
+        }
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("an unacknowledged PUBREL is sent again on resume, and the PUBLISH is not [MQTT-4.4.0-1] [MQTT-4.3.3-6 (5.0)]")
+    void unacknowledgedPubRelIsResentOnResume(int version) throws Exception {
+        String clientId = Names.clientId("resend2");
+        String topic = Names.topic("resend2");
+        int packetId;
+        try (var first = RawClient.connected(port, keepingSession(version, clientId));
+             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            first.send(RawClient.subscribe(version, 1, new Filter(topic, 2)));
+            first.expect(SUBACK);
+            publisher.publish(topic, "complete me", 2, false);
+            packetId = first.expect(PUBLISH).publish(version).packetId();
+            first.send(RawClient.ack(PUBREC, packetId));
+            assertEquals(packetId, first.expect(PUBREL).packetId());
+        }   // closed without PUBCOMP
+        try (var resumed = RawClient.open(port)) {
+            resumed.send(keepingSession(version, clientId).bytes());
+            assertTrue(resumed.expect(CONNACK).sessionPresent());
+            var pubRel = resumed.read();
+            assertEquals(PUBREL, pubRel.type(), () -> "expected the PUBREL again, got " + pubRel);
+            assertEquals(0b0010, pubRel.flags());
+            assertEquals(packetId, pubRel.packetId());
+            resumed.send(RawClient.ack(PUBCOMP, packetId));
+            resumed.send(RawClient.pingReq());
+            resumed.expect(PINGRESP);   // no PUBLISH of the message again
         }
     }
 

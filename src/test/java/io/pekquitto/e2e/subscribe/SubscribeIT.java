@@ -14,6 +14,7 @@ import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
 import io.pekquitto.e2e.V3Client;
+import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.eclipse.paho.mqttv5.common.MqttSubscription;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -181,6 +183,47 @@ class SubscribeIT {
             assertEquals(0xB0, unsubAck.header(), "UNSUBACK, flags 0000");
             assertEquals(2, unsubAck.body().length);
             assertEquals(7, unsubAck.packetId());
+        }
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("overlapping subscriptions of one client: the message is delivered at the highest granted QoS [MQTT-3.3.5-1 (3.1.1)] [MQTT-3.3.4-2 (5.0)]")
+    void overlappingSubscriptionsDeliverAtTheHighestQos(int version) throws Exception {
+        String root = Names.topic("overlap");
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
+             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            assertEquals(0, subscriber.subscribe(root + "/#", 0));
+            assertEquals(2, subscriber.subscribe(root + "/a", 2));
+            publisher.publish(root + "/a", "both match", 2, false);
+            var first = subscriber.inbox().next();
+            assertEquals("both match", first.text());
+            // One copy, or one per subscription (5.0 allows either): one of them at QoS 2.
+            int highest = first.qos();
+            try {
+                highest = Math.max(highest, subscriber.inbox().next(Inbox.QUIET).qos());
+            } catch (AssertionError onlyOneCopy) {
+                // a single copy: it alone must carry the highest QoS
+            }
+            assertEquals(2, highest);
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: with No Local a client does not receive its own messages, but does receive others' [MQTT-3.8.3-3]")
+    void noLocalSkipsOwnMessages() throws Exception {
+        String topic = Names.topic("no-local");
+        try (var self = V5Client.connect(port, Names.clientId("self"));
+             var other = V5Client.connect(port, Names.clientId("other"))) {
+            var subscription = new MqttSubscription(topic, 1);
+            subscription.setNoLocal(true);
+            assertEquals(1, self.subscribe(subscription));
+            self.publish(topic, "mine", 1, false);
+            other.publish(topic, "theirs", 1, false);
+            assertEquals("theirs", self.inbox().next().text());
+            self.inbox().expectNothing();
         }
     }
 
