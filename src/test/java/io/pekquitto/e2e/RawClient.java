@@ -172,6 +172,19 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /** Asserts that nothing arrives and the connection stays open for the whole window. */
+    public void expectSilence(Duration window) throws IOException {
+        socket.setSoTimeout((int) Math.max(1, window.toMillis()));
+        int b;
+        try {
+            b = in.read();
+        } catch (SocketTimeoutException e) {
+            return;
+        }
+        if (b < 0) fail("the server closed the connection");
+        fail("expected silence, but the server sent a packet starting " + hex(b));
+    }
+
     /** MQTT 5: asserts a DISCONNECT with the reason code, then the connection closed. */
     public void expectDisconnect(int reasonCode, Duration timeout) throws IOException {
         var disconnect = expect(DISCONNECT, timeout);

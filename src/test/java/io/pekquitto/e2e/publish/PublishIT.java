@@ -26,6 +26,8 @@ import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -217,6 +219,53 @@ class PublishIT {
             assertEquals(5, publisher.expect(PUBCOMP).packetId());
             assertEquals("a new message", subscriber.inbox().next().text());
             subscriber.inbox().expectNothing();
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: the server sends no more unacknowledged QoS 1 PUBLISHes than the client's Receive Maximum [MQTT-3.3.4-9] [MQTT-4.9.0-2]")
+    void serverRespectsTheClientsReceiveMaximum() throws Exception {
+        String topic = Names.topic("receive-max");
+        byte[] receiveMaximum2 = new RawClient.Bytes().u8(0x21).u16(2).toByteArray();   // Receive Maximum = 2
+        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(receiveMaximum2));
+             var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+            subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
+            subscriber.expect(SUBACK);
+            for (int i = 0; i < 5; i++) publisher.publish(topic, "m" + i, 1, false);
+
+            var inFlight = new ArrayDeque<RawClient.Publish>();
+            var received = new ArrayList<String>();
+            for (int i = 0; i < 2; i++) inFlight.add(subscriber.expect(PUBLISH).publish(V5));
+            subscriber.expectSilence(Duration.ofMillis(300));   // the quota is used up
+            for (int loops = 0; loops < 10 && received.size() < 5; loops++) {
+                var acked = inFlight.poll();
+                if (acked == null) break;
+                received.add(acked.payloadText());
+                subscriber.send(RawClient.ack(PUBACK, acked.packetId()));   // one more may now come
+                if (received.size() + inFlight.size() < 5) inFlight.add(subscriber.expect(PUBLISH).publish(V5));
+            }
+            assertEquals(List.of("m0", "m1", "m2", "m3", "m4"), received);
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: a PUBLISH larger than the client's Maximum Packet Size is discarded, later ones still arrive [MQTT-3.1.2-24] [MQTT-3.1.2-25]")
+    void serverRespectsTheClientsMaximumPacketSize() throws Exception {
+        String topic = Names.topic("max-size");
+        byte[] maximumPacketSize = new RawClient.Bytes().u8(0x27).u32(100).toByteArray();   // Maximum Packet Size = 100
+        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(maximumPacketSize));
+             var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+            subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
+            subscriber.expect(SUBACK);
+            publisher.publish(topic, "x".repeat(200), 1, false);
+            publisher.publish(topic, "small", 1, false);
+            var packet = subscriber.expect(PUBLISH);
+            assertEquals("small", packet.publish(V5).payloadText(), "the oversized message is not sent");
+            assertTrue(packet.body().length + 2 <= 100);
+            subscriber.send(RawClient.ack(PUBACK, packet.publish(V5).packetId()));
+            subscriber.expectSilence(Duration.ofMillis(300));
         }
     }
 

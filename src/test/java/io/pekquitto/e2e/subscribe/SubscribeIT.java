@@ -210,6 +210,48 @@ class SubscribeIT {
         }
     }
 
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("a SUBSCRIBE with an existing filter replaces the subscription: one copy, at the new QoS [MQTT-3.8.4-3]")
+    void sameFilterReplacesTheSubscription(int version) throws Exception {
+        String topic = Names.topic("replace-sub");
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
+             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+            assertEquals(0, subscriber.subscribe(topic, 0));
+            assertEquals(2, subscriber.subscribe(topic, 2));
+            publisher.publish(topic, "once", 2, false);
+            var message = subscriber.inbox().next();
+            assertEquals("once", message.text());
+            assertEquals(2, message.qos());
+            subscriber.inbox().expectNothing();
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("matching is exact: case-sensitive, no Unicode normalization, '+' matches an empty first level (4.7.3) [MQTT-4.7.3-4]")
+    void matchingIsExact() throws Exception {
+        String unique = Names.topic("exact").replace('/', '-');
+        String composed = unique + "/caf\u00e9";      // e-acute as one code point
+        String decomposed = unique + "/cafe\u0301";   // e + combining acute accent
+        try (var subscriber = V3Client.connect(port, Names.clientId("sub"));
+             var publisher = V3Client.connect(port, Names.clientId("pub"))) {
+            subscriber.subscribe(decomposed, 1);
+            subscriber.subscribe(unique + "/Accounts", 1);
+            subscriber.subscribe("+/" + unique, 1);
+            publisher.publish(composed, "composed", 1, false);
+            publisher.publish(unique + "/ACCOUNTS", "upper case", 1, false);
+            publisher.publish("/" + unique, "leading slash", 1, false);
+            publisher.publish(decomposed, "decomposed", 1, false);
+            publisher.publish(unique + "/Accounts", "same case", 1, false);
+            var topics = new TreeSet<String>();
+            for (var message : subscriber.inbox().next(3, Duration.ofSeconds(5))) topics.add(message.text());
+            assertEquals(new TreeSet<>(List.of("leading slash", "decomposed", "same case")), topics);
+            subscriber.inbox().expectNothing();
+        }
+    }
+
     @Test
     @Timeout(15)
     @DisplayName("5.0: with No Local a client does not receive its own messages, but does receive others' [MQTT-3.8.3-3]")

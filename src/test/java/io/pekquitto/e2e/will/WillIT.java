@@ -110,6 +110,58 @@ class WillIT {
         }
     }
 
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("the will is published when the server closes the connection for a Keep Alive timeout (3.1.2.5) [MQTT-3.1.2-8]")
+    void willIsPublishedAfterKeepAliveTimeout(int version) throws Exception {
+        String topic = Names.topic("will-keepalive");
+        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+            watcher.subscribe(topic, 1);
+            try (var mortal = RawClient.connected(port, withWill(version, topic, false).withKeepAlive(1))) {
+                var will = watcher.inbox().next(Duration.ofSeconds(5));   // silent: closed after 1.5 s
+                assertEquals("gone", will.text());
+                if (version == V5) mortal.expectDisconnect(0x8D, Duration.ofSeconds(1));
+                else mortal.expectClosed(Duration.ofSeconds(1));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "protocol level {0}")
+    @ValueSource(ints = {V311, V5})
+    @Timeout(15)
+    @DisplayName("the will is published when the server closes the connection for a malformed packet (3.1.2.5) [MQTT-3.1.2-8]")
+    void willIsPublishedAfterAProtocolError(int version) throws Exception {
+        String topic = Names.topic("will-malformed");
+        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+            watcher.subscribe(topic, 1);
+            try (var mortal = RawClient.connected(port, withWill(version, topic, false))) {
+                mortal.send(new byte[] {0x36, 0x00});   // PUBLISH with QoS 3 [MQTT-3.3.1-4]
+                if (version == V5) mortal.expectDisconnect(0x81, Duration.ofSeconds(5));
+                else mortal.expectClosed(Duration.ofSeconds(5));
+                assertEquals("gone", watcher.inbox().next().text());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("3.1.1: a takeover closes the old connection without DISCONNECT, so its will is published [MQTT-3.1.4-2] [MQTT-3.1.2-8]")
+    void takeoverPublishesTheOldConnectionsWillIn311() throws Exception {
+        String topic = Names.topic("will-takeover");
+        var connect = withWill(V311, topic, false);
+        try (var watcher = V3Client.connect(port, Names.clientId("watch"))) {
+            watcher.subscribe(topic, 1);
+            try (var old = RawClient.connected(port, connect);
+                 var replacement = RawClient.connected(port, Connect.of(V311, connect.clientId()))) {
+                old.expectClosed(Duration.ofSeconds(5));
+                assertEquals("gone", watcher.inbox().next().text());
+                replacement.send(RawClient.pingReq());
+                replacement.expect(RawClient.PINGRESP);
+            }
+        }
+    }
+
     @Test
     @Timeout(15)
     @DisplayName("5.0: DISCONNECT with reason 0x04 (Disconnect with Will Message) publishes the will (3.14.2.1) [MQTT-3.1.2-8]")
