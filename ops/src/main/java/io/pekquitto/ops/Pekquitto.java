@@ -34,10 +34,6 @@ public final class Pekquitto implements AutoCloseable {
      * @throws IllegalStateException if a listener cannot be bound (the message names it)
      */
     public static Pekquitto start(BrokerSettings settings) {
-        if (settings.shards() != 1) {
-            throw new IllegalArgumentException("pekquitto.shards = " + settings.shards()
-                    + ": only 1 shard is supported until the cross-shard mesh is built");
-        }
         var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigLoader.actorSystemConfig());
         var system = ActorSystem.create(Broker.create(settings), "pekquitto", config);
         try {

@@ -377,8 +377,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             var options = subscription.options();
             if (!TopicFilter.isValid(filter)) {
                 reasons.add(ReasonCode.TOPIC_FILTER_INVALID);  // 3.1.1 encodes it as 0x80
-            } else if (TopicFilter.isShared(filter)) {
-                reasons.add(ReasonCode.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED);
+            } else if (TopicFilter.isShared(filter) && options.noLocal()) {
+                // [MQTT-3.8.3-4] No Local on a shared subscription is a Protocol Error.
+                return disconnect(ReasonCode.PROTOCOL_ERROR, "No Local on a shared subscription", true);
             } else {
                 var granted = QoS.min(options.maximumQos(), QoS.of(settings.maxQos()));
                 requests.add(new SubscribeRequest(filter, new SubscriptionOptions(granted, options.noLocal(),

@@ -163,6 +163,29 @@ public final class Session {
         }
     }
 
+    /**
+     * Takes out every queued or unacknowledged message that came through a shared subscription, for the
+     * shard to give to another member when this session ends (4.8.2: "SHOULD send ... to another Client").
+     */
+    public java.util.List<Message> takeSharedMessages() {
+        var taken = new java.util.ArrayList<Message>();
+        for (var it = inflight.values().iterator(); it.hasNext(); ) {
+            var outgoing = it.next();
+            if (outgoing.message().isShared() && !outgoing.released()) {
+                taken.add(outgoing.message());
+                it.remove();
+            }
+        }
+        for (var it = queue.iterator(); it.hasNext(); ) {
+            var message = it.next();
+            if (message.isShared()) {
+                taken.add(message);
+                it.remove();
+            }
+        }
+        return taken;
+    }
+
     /** Whether anything is queued or in flight, in either direction. */
     public boolean isIdle() {
         return queue.isEmpty() && inflight.isEmpty() && awaitingPubRel.isEmpty();
