@@ -64,6 +64,11 @@ public final class Pekquitto implements AutoCloseable {
         return boundAddresses.get(0).getPort();
     }
 
+    /** The broker's actor system: the guardian is the Broker, shards are its children {@code shard-N}. */
+    public ActorSystem<Broker.Command> actorSystem() {
+        return system;
+    }
+
     /** Blocks until the broker has stopped (for {@code Main}). */
     public void awaitTermination() {
         system.getWhenTerminated().toCompletableFuture().join();

@@ -84,6 +84,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: another connection claimed this client id ([MQTT-3.1.4-3]). */
     public enum TakenOver implements Command { INSTANCE }
 
+    /** Test hook for the supervision tests: the connection throws; it is stopped and its socket closed. */
+    public enum InjectFailure implements Command { INSTANCE }
+
     private enum KeepAliveCheck implements Command { INSTANCE }
 
     private enum ConnectTimeout implements Command { INSTANCE }
@@ -142,6 +145,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 .onMessage(Unsubscribed.class, this::onUnsubscribed)
                 .onMessageEquals(TakenOver.INSTANCE, this::onTakenOver)
                 .onMessageEquals(KeepAliveCheck.INSTANCE, this::onKeepAliveCheck)
+                .onMessageEquals(InjectFailure.INSTANCE, () -> {
+                    throw new IllegalStateException("failure injected into the connection of [" + clientId + "]");
+                })
                 .onMessageEquals(ConnectTimeout.INSTANCE, this::onConnectTimeout)
                 .onSignal(PostStop.class, signal -> onPostStop())
                 .build();
