@@ -414,7 +414,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         if (state.session != null) {
             for (var message : state.session.takeSharedMessages()) redeliverShared(message, state.clientId);
         }
-        if (tellHome && isMesh()) control(SessionDirectory.homeOf(state.clientId, peers.size()), new Ended(state.clientId));
+        // With a claim of ours on its way, the home is about to record us as owner again: no Ended then.
+        if (tellHome && isMesh() && !claims.containsKey(state.clientId)) {
+            control(SessionDirectory.homeOf(state.clientId, peers.size()), new Ended(state.clientId));
+        }
     }
 
     // ---- routing
@@ -832,13 +835,21 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             else control(SessionDirectory.homeOf(clientId, peers.size()), new Ended(clientId));
             return;
         }
+        if (state == null) {
+            attach(connect, null);
+            return;
+        }
+        // CONNACK once peers know the moved subscriptions, so messages published after it reach them.
         var installed = state;
-        afterPeersApplied(() -> attachIfStillClaimed(connect, installed));
+        afterPeersApplied(() -> attachIfStillHere(connect, installed));
     }
 
-    private void attachIfStillClaimed(Connect connect, ClientState state) {
-        var current = clients.get(connect.clientId());
-        if (state != null && current != state) return;  // handed on again meanwhile
+    private void attachIfStillHere(Connect connect, ClientState state) {
+        if (clients.get(connect.clientId()) != state || !state.isOffline()) {
+            // Claimed again meanwhile (handed on to another shard, or attached to a newer connection here).
+            connect.connection().tell(Connection.TakenOver.INSTANCE);
+            return;
+        }
         attach(connect, state);
     }
 
