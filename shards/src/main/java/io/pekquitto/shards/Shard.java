@@ -34,8 +34,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -101,6 +103,13 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     /** A connection's routes so far are done: it may read its socket again (backpressure, see Connection). */
     public record ResumeReading(Transport transport) implements Command {}
 
+    /**
+     * A connection's queue is filling faster than its client acknowledges (or has drained again): while
+     * any connection here is congested, publishers here stop reading and peers' batches wait for their
+     * acknowledgement, so QoS 1/2 messages are slowed down instead of dropped.
+     */
+    public record Congestion(ActorRef<Connection.Command> connection, boolean congested) implements Command {}
+
     /** The connection has ended; the session goes back to the shard (or ends, with expiry 0). */
     public record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
                           long sessionExpiryInterval) implements Command {}
@@ -146,6 +155,9 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private boolean[] destinations = new boolean[1];
     private boolean flushScheduled;
     private final List<Transport> pausedReaders = new ArrayList<>();
+    private final Set<ActorRef<Connection.Command>> congested = new HashSet<>();
+    /** Peers whose batch acknowledgements wait for a congestion here to end. */
+    private final List<Integer> postponedAcks = new ArrayList<>();
     private final Interest interest = new Interest();
     private final SharedGroups shared = new SharedGroups();
     private final SessionDirectory directory = new SessionDirectory();
@@ -236,6 +248,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 .onMessage(Subscribe.class, this::onSubscribe)
                 .onMessage(Unsubscribe.class, this::onUnsubscribe)
                 .onMessage(ResumeReading.class, this::onResumeReading)
+                .onMessage(Congestion.class, this::onCongestion)
                 .onMessage(Release.class, this::onRelease)
                 .onMessage(Forward.class, this::onForward)
                 .onMessage(ForwardAck.class, this::onForwardAck)
@@ -338,6 +351,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     private Behavior<Command> onConnectionStopped(ConnectionStopped stopped) {
         connectionsPerShard.decrementAndGet(index);
+        if (congested.remove(stopped.connection())) relieve();
         var clientId = clientIdByConnection.remove(stopped.connection());
         if (clientId == null) return this;
         var claim = claims.get(clientId);
@@ -570,7 +584,11 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             if (message.retain()) retain(message);
             deliverLocally(item.publisherId(), message);
         }
-        peers.get(forward.from()).tell(new ForwardAck(index));
+        if (congested.isEmpty()) {
+            peers.get(forward.from()).tell(new ForwardAck(index));
+        } else {
+            postponedAcks.add(forward.from());  // the peer's window fills and it slows its publishers
+        }
         return this;
     }
 
@@ -582,20 +600,41 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onForwardAck(ForwardAck ack) {
         dataPlane.acknowledged(ack.from());
         dataPlane.flush(this::sendBatch);
-        if (!pausedReaders.isEmpty() && dataPlane.isBelowLowWater()) {
-            pausedReaders.forEach(Transport::readMore);
-            pausedReaders.clear();
-        }
+        resumeReadersIfRelieved();
         return this;
     }
 
     private Behavior<Command> onResumeReading(ResumeReading resume) {
-        if (dataPlane.isOverloaded()) {
+        if (dataPlane.isOverloaded() || !congested.isEmpty()) {
             pausedReaders.add(resume.transport());  // QoS 1/2 is never dropped: the publisher waits
         } else {
             resume.transport().readMore();
         }
         return this;
+    }
+
+    private Behavior<Command> onCongestion(Congestion congestion) {
+        if (congestion.congested()) {
+            congested.add(congestion.connection());
+        } else {
+            congested.remove(congestion.connection());
+            relieve();
+        }
+        return this;
+    }
+
+    /** Once nothing here is congested: peers get their postponed acknowledgements, publishers read again. */
+    private void relieve() {
+        if (!congested.isEmpty()) return;
+        for (var peer : postponedAcks) peers.get(peer).tell(new ForwardAck(index));
+        postponedAcks.clear();
+        resumeReadersIfRelieved();
+    }
+
+    private void resumeReadersIfRelieved() {
+        if (pausedReaders.isEmpty() || !congested.isEmpty() || !dataPlane.isBelowLowWater()) return;
+        pausedReaders.forEach(Transport::readMore);
+        pausedReaders.clear();
     }
 
     // ---- subscriptions
