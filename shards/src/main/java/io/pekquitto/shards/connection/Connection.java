@@ -466,7 +466,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         } else if (session.canSendNow(terms.clientReceiveMaximum())) {
             if (!fitsClientMaximum(message)) return;
             writePublish(session.startFlight(message));
-        } else if (!session.enqueue(message, false)) {
+        } else if (!session.enqueue(message, false, congested)) {
             getContext().getLog().debug("[{}] queue full: message on [{}] dropped", clientId, message.topic());
         } else if (!congested && !gaveUpCongestion && session.queuedCount() >= congestionHighWater()) {
             // The client acknowledges slower than messages arrive: ask the shard to slow the publishers

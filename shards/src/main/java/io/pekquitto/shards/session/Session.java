@@ -52,8 +52,17 @@ public final class Session {
      * {@code queueOffline} asks for the offline rule with {@code queue-qos0-messages} off.
      */
     public boolean enqueue(Message message, boolean offline) {
+        return enqueue(message, offline, false);
+    }
+
+    /**
+     * Queues a message; with {@code overLimit}, past {@code max-queued-messages} too. The connection
+     * asks for that while its shard is slowing the publishers down for it (a congestion): what is
+     * already on its way is then bounded by the publishers' and the mesh's windows, and is kept.
+     */
+    public boolean enqueue(Message message, boolean offline, boolean overLimit) {
         if (offline && message.qos() == QoS.AT_MOST_ONCE && !queueQos0Messages) return false;
-        if (queue.size() >= maxQueuedMessages) {
+        if (queue.size() >= maxQueuedMessages && !overLimit) {
             droppedMessages++;
             return false;
         }
