@@ -114,6 +114,12 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     public record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
                           long sessionExpiryInterval) implements Command {}
 
+    /** A delivery that reached a connection after it had released its session: to be delivered again. */
+    public record Bounce(ActorRef<Connection.Command> connection, Message message) implements Command {}
+
+    /** A released connection has bounced everything: its client's held deliveries may go on. */
+    public record Drained(ActorRef<Connection.Command> connection) implements Command {}
+
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
     public record Forward(int from, List<Forwarded> items) implements Command {}
 
@@ -166,6 +172,9 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     /** Claims overtaken by a later claim elsewhere: pass the session on to that shard when it comes. */
     private final Map<String, Integer> passOnTo = new HashMap<>();
     private final Map<Long, Barrier> barriers = new HashMap<>();
+    /** Released connections whose in-transit deliveries are still coming back, by connection and client. */
+    private final Map<ActorRef<Connection.Command>, Draining> drainingByConnection = new HashMap<>();
+    private final Map<String, Draining> drainingByClient = new HashMap<>();
     private long nextToken;
 
     /** What the shard knows of one client id. */
@@ -191,6 +200,20 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         QoS qos = QoS.AT_MOST_ONCE;
         boolean retainAsPublished;
         List<Integer> subscriptionIdentifiers;
+    }
+
+    /**
+     * A connection that released its session while deliveries to it were in transit. Until it has
+     * bounced them ({@link Drained}), new deliveries for the client wait here, so none is lost and the
+     * order holds: bounced ones first, then those held.
+     */
+    private static final class Draining {
+        final String clientId;
+        final List<Message> bounced = new ArrayList<>();
+        final List<Message> held = new ArrayList<>();
+        int movedTo = SessionDirectory.NONE;
+
+        Draining(String clientId) { this.clientId = clientId; }
     }
 
     /** A continuation waiting for every peer to acknowledge a {@link Sync}. */
@@ -250,6 +273,11 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 .onMessage(ResumeReading.class, this::onResumeReading)
                 .onMessage(Congestion.class, this::onCongestion)
                 .onMessage(Release.class, this::onRelease)
+                .onMessage(Bounce.class, this::onBounce)
+                .onMessage(Drained.class, drained -> {
+                    finishDraining(drained.connection());
+                    return this;
+                })
                 .onMessage(Forward.class, this::onForward)
                 .onMessage(ForwardAck.class, this::onForwardAck)
                 .onMessage(Control.class, this::onControl)
@@ -342,16 +370,43 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onRelease(Release release) {
         clientIdByConnection.remove(release.connection());
         var state = clients.get(release.clientId());
-        if (state == null || state.connection != release.connection()) {
-            return this;  // a connection that lost a pending takeover never held the session
+        if (state != null && state.connection == release.connection()) {
+            var draining = new Draining(release.clientId());
+            drainingByConnection.put(release.connection(), draining);
+            drainingByClient.put(release.clientId(), draining);
+            detach(state, release.session(), release.sessionExpiryInterval());
         }
-        detach(state, release.session(), release.sessionExpiryInterval());
+        // Everything we sent it before this reaches it first, and comes back as a Bounce.
+        release.connection().tell(Connection.ReleaseConfirmed.INSTANCE);
         return this;
+    }
+
+    private Behavior<Command> onBounce(Bounce bounce) {
+        var draining = drainingByConnection.get(bounce.connection());
+        if (draining != null) draining.bounced.add(bounce.message());
+        return this;
+    }
+
+    private void finishDraining(ActorRef<Connection.Command> connection) {
+        var draining = drainingByConnection.remove(connection);
+        if (draining == null) return;
+        drainingByClient.remove(draining.clientId);
+        for (var message : draining.bounced) redeliver(draining, message);
+        for (var message : draining.held) redeliver(draining, message);
+    }
+
+    private void redeliver(Draining draining, Message message) {
+        if (draining.movedTo != SessionDirectory.NONE && !clients.containsKey(draining.clientId)) {
+            forward(draining.movedTo, new Forwarded("", message, draining.clientId, null));
+        } else {
+            deliver(draining.clientId, message);
+        }
     }
 
     private Behavior<Command> onConnectionStopped(ConnectionStopped stopped) {
         connectionsPerShard.decrementAndGet(index);
         if (congested.remove(stopped.connection())) relieve();
+        finishDraining(stopped.connection());  // if it failed before draining: what it bounced is kept
         var clientId = clientIdByConnection.remove(stopped.connection());
         if (clientId == null) return this;
         var claim = claims.get(clientId);
@@ -527,6 +582,11 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     }
 
     private void deliver(String clientId, Message message) {
+        var draining = drainingByClient.get(clientId);
+        if (draining != null) {
+            draining.held.add(message);
+            return;
+        }
         var state = clients.get(clientId);
         if (state == null) {
             if (message.isShared()) redeliverShared(message, clientId);
@@ -564,6 +624,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onForward(Forward forward) {
         for (var item : forward.items()) {
             var message = item.message();
+            if (item.targetClientId() != null && item.sharedGroup() == null) {
+                deliver(item.targetClientId(), message);  // a delivery that followed its session here
+                continue;
+            }
             if (item.targetClientId() != null) {
                 var group = shared.get(TopicFilter.shareGroup(item.sharedGroup()), TopicFilter.sharedFilterTopic(item.sharedGroup()));
                 var state = clients.get(item.targetClientId());
@@ -842,6 +906,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             discard(state, false);
         }
         control(to, new Handoff(state.clientId, migrated, false));
+        var draining = drainingByClient.get(state.clientId);
+        if (draining != null) draining.movedTo = to;  // its bounced deliveries follow the session
     }
 
     /** At the claimant: the session (or its absence) arrived; attach the waiting connection. */

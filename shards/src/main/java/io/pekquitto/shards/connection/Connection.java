@@ -81,6 +81,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: UNSUBSCRIBE applied. */
     public record Unsubscribed(int packetId, List<ReasonCode> reasons) implements Command {}
 
+    /** From the shard: our Release is applied; deliveries sent before it have reached us. */
+    public enum ReleaseConfirmed implements Command { INSTANCE }
+
     /** From the shard: another connection claimed this client id ([MQTT-3.1.4-3]). */
     public enum TakenOver implements Command { INSTANCE }
 
@@ -120,6 +123,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Set when closing while attaching: release the session as soon as it arrives. */
     private boolean publishWillOnRelease;
     private long droppedQos0;
+    /** The session went back to the shard; waiting for {@link ReleaseConfirmed}. */
+    private boolean released;
     /** Whether the shard holds publishers back for this client's queue. */
     private boolean congested;
     /** Set when a congestion timed out; cleared once the queue has drained. */
@@ -153,6 +158,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 .onMessage(Subscribed.class, this::onSubscribed)
                 .onMessage(Unsubscribed.class, this::onUnsubscribed)
                 .onMessageEquals(TakenOver.INSTANCE, this::onTakenOver)
+                .onMessageEquals(ReleaseConfirmed.INSTANCE, this::onReleaseConfirmed)
                 .onMessageEquals(KeepAliveCheck.INSTANCE, this::onKeepAliveCheck)
                 .onMessageEquals(InjectFailure.INSTANCE, () -> {
                     throw new IllegalStateException("failure injected into the connection of [" + clientId + "]");
@@ -449,8 +455,17 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             deliver(deliver.message());
         } else if (session != null) {
             session.enqueue(deliver.message(), false);
+        } else if (released) {
+            // Sent by the shard before it saw our Release: back to the shard, in order, not lost.
+            shard.tell(new Shard.Bounce(getContext().getSelf(), deliver.message()));
         }
         return this;
+    }
+
+    /** The shard has applied our Release: everything it sent us before has been bounced back. */
+    private Behavior<Command> onReleaseConfirmed() {
+        shard.tell(new Shard.Drained(getContext().getSelf()));
+        return Behaviors.stopped();
     }
 
     private void deliver(Message message) {
@@ -529,6 +544,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onTakenOver() {
+        if (phase == Phase.CLOSED) return this;  // already ending; the session is on its way back
         if (phase == Phase.ATTACHING) {
             // Another connection for the same client id arrived before the shard attached this one:
             // the shard will never attach it, so there is no session to release.
@@ -602,8 +618,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         shard.tell(new Shard.Release(clientId, getContext().getSelf(), session, sessionExpiryInterval));
         session = null;
         publishWillOnRelease = false;
+        released = true;  // stay until the shard confirms, bouncing what it still sends us
         if (droppedQos0 > 0) getContext().getLog().debug("[{}] dropped [{}] QoS 0 messages for a slow reader", clientId, droppedQos0);
-        return Behaviors.stopped();
+        return this;
     }
 
     private Behavior<Command> closeNow() {
