@@ -136,7 +136,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     private record SessionExpiryCheck(String clientId, long generation) implements Command {}
 
-    private enum FlushMesh implements Command { INSTANCE }
+    /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
+    private enum Flush implements Command { INSTANCE }
 
     /** Pekko's scheduler cannot hold timers of years; long expiries are checked in steps of this. */
     private static final Duration LONGEST_TIMER = Duration.ofDays(7);
@@ -152,6 +153,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private final RetainedIndex<Message> retained = new RetainedIndex<>();
     /** Per-publish scratch: one delivery per client however many of its subscriptions match. */
     private final Map<String, Delivery> deliveries = new HashMap<>();
+    /** Deliveries of this turn per connection, sent as one message each at the next {@link Flush}. */
+    private final Map<ActorRef<Connection.Command>, List<Message>> outgoing = new HashMap<>();
     private long connectionSequence;
 
     // The mesh; with one shard, peers is just this shard and none of it is used.
@@ -281,7 +284,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 .onMessage(Forward.class, this::onForward)
                 .onMessage(ForwardAck.class, this::onForwardAck)
                 .onMessage(Control.class, this::onControl)
-                .onMessageEquals(FlushMesh.INSTANCE, this::onFlushMesh)
+                .onMessageEquals(Flush.INSTANCE, this::onFlush)
                 .onMessageEquals(InjectFailure.INSTANCE, () -> {
                     throw new IllegalStateException("failure injected into shard-" + index);
                 })
@@ -372,6 +375,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         var state = clients.get(release.clientId());
         if (state != null && state.connection == release.connection()) {
             var draining = new Draining(release.clientId());
+            var unsent = outgoing.remove(release.connection());
+            if (unsent != null) draining.bounced.addAll(unsent);  // never left: they come first
             drainingByConnection.put(release.connection(), draining);
             drainingByClient.put(release.clientId(), draining);
             detach(state, release.session(), release.sessionExpiryInterval());
@@ -595,7 +600,12 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         if (state.waitingTakeover != null) {
             if (state.heldDuringTakeover.size() < settings.maxQueuedMessages()) state.heldDuringTakeover.add(message);
         } else if (state.connection != null) {
-            state.connection.tell(new Connection.Deliver(message));
+            var batch = outgoing.get(state.connection);
+            if (batch == null) {
+                outgoing.put(state.connection, batch = new ArrayList<>());
+                scheduleFlush();
+            }
+            batch.add(message);
         } else if (state.session != null && !state.session.enqueue(message, true)) {
             getContext().getLog().debug("[{}] offline queue full or QoS 0: message on [{}] dropped", clientId, message.topic());
         }
@@ -604,17 +614,28 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     // ---- data plane
 
     private void forward(int shard, Forwarded item) {
-        if (dataPlane.add(shard, item) && !flushScheduled) {
-            // Everything already in our mailbox is routed before the flush: batches form by themselves.
-            flushScheduled = true;
-            getContext().getSelf().tell(FlushMesh.INSTANCE);
-        }
+        if (dataPlane.add(shard, item)) scheduleFlush();
     }
 
-    private Behavior<Command> onFlushMesh() {
+    /** Everything already in our mailbox is handled before the flush: batches form by themselves. */
+    private void scheduleFlush() {
+        if (flushScheduled) return;
+        flushScheduled = true;
+        getContext().getSelf().tell(Flush.INSTANCE);
+    }
+
+    private Behavior<Command> onFlush() {
         flushScheduled = false;
+        for (var entry : outgoing.entrySet()) entry.getKey().tell(new Connection.Deliver(entry.getValue()));
+        outgoing.clear();
         dataPlane.flush(this::sendBatch);
         return this;
+    }
+
+    /** Sends a connection what is batched for it, before a message that must come after. */
+    private void flushTo(ActorRef<Connection.Command> connection) {
+        var batch = outgoing.remove(connection);
+        if (batch != null) connection.tell(new Connection.Deliver(batch));
     }
 
     private void sendBatch(int destination, List<Forwarded> batch) {
@@ -720,7 +741,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             }
         }
         var reply = new Connection.Subscribed(subscribe.packetId(), subscribe.reasons(), retainedToSend);
-        afterPeersApplied(() -> subscribe.replyTo().tell(reply));
+        afterPeersApplied(() -> {
+            flushTo(subscribe.replyTo());
+            subscribe.replyTo().tell(reply);
+        });
         return this;
     }
 
@@ -773,6 +797,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             if (existed) unsubscribeLocally(unsubscribe.clientId(), filter);
             reasons.add(existed ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED);
         }
+        flushTo(unsubscribe.replyTo());  // deliveries routed before the UNSUBSCRIBE go before its UNSUBACK
         unsubscribe.replyTo().tell(new Connection.Unsubscribed(unsubscribe.packetId(), reasons));
         return this;
     }

@@ -72,8 +72,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: the session this connection now serves. */
     public record Attached(boolean sessionPresent, Session session) implements Command {}
 
-    /** From the shard: a message for this client, QoS and retain already decided by the subscription. */
-    public record Deliver(Message message) implements Command {}
+    /**
+     * From the shard: messages for this client, in order, QoS and retain already decided by the
+     * subscriptions. The shard batches what it routes in one turn, so they go out in one socket write.
+     */
+    public record Deliver(List<Message> messages) implements Command {}
 
     /** From the shard: SUBSCRIBE applied; retained messages to send after the SUBACK. */
     public record Subscribed(int packetId, List<ReasonCode> reasons, List<Message> retained) implements Command {}
@@ -123,6 +126,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Set when closing while attaching: release the session as soon as it arrives. */
     private boolean publishWillOnRelease;
     private long droppedQos0;
+    /** Writes collected while corked (a chunk's acknowledgements, a batch of deliveries). */
+    private boolean corked;
+    private ByteString corkedBytes = ByteString.emptyByteString();
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}. */
     private boolean released;
     /** Whether the shard holds publishers back for this client's queue. */
@@ -181,7 +187,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (phase == Phase.CLOSED) return this;
         reader.feed(received.bytes().asByteBuffer());
         lastPacketNanos = System.nanoTime();
-        return readPackets();
+        cork();  // the acknowledgements of a whole chunk go out in one write
+        var next = readPackets();
+        uncork();
+        return next;
     }
 
     /** Handles buffered packets until more bytes are needed, the connection closes, or CONNECT awaits the shard. */
@@ -295,13 +304,16 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             return release(publishWillOnRelease);
         }
         phase = Phase.CONNECTED;
+        cork();
         write(new ConnAck(attached.sessionPresent(), ReasonCode.SUCCESS, terms.connAckProperties()));
         getContext().getLog().debug("[{}] connected from [{}] ({}, session present {})",
                 clientId, remote, version, attached.sessionPresent());
         if (terms.keepAliveSeconds() > 0) scheduleKeepAliveCheck(keepAliveLimit());
         if (attached.sessionPresent()) session.resend(this::write);  // [MQTT-4.4.0-1]
         drainQueue();
-        return readPackets();
+        var next = readPackets();
+        uncork();
+        return next;
     }
 
     private Behavior<Command> onPublish(Publish publish) {
@@ -415,8 +427,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onSubscribed(Subscribed subscribed) {
         if (phase != Phase.CONNECTED) return this;
+        cork();
         write(new SubAck(subscribed.packetId(), subscribed.reasons(), Properties.NONE));  // [MQTT-3.8.4-1]
         for (var message : subscribed.retained()) deliver(message);
+        uncork();
         return this;
     }
 
@@ -451,14 +465,18 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     // ---- deliveries from the shard
 
     private Behavior<Command> onDeliver(Deliver deliver) {
-        if (phase == Phase.CONNECTED) {
-            deliver(deliver.message());
-        } else if (session != null) {
-            session.enqueue(deliver.message(), false);
-        } else if (released) {
-            // Sent by the shard before it saw our Release: back to the shard, in order, not lost.
-            shard.tell(new Shard.Bounce(getContext().getSelf(), deliver.message()));
+        cork();
+        for (var message : deliver.messages()) {
+            if (phase == Phase.CONNECTED) {
+                deliver(message);
+            } else if (session != null) {
+                session.enqueue(message, false);
+            } else if (released) {
+                // Sent by the shard before it saw our Release: back to the shard, in order, not lost.
+                shard.tell(new Shard.Bounce(getContext().getSelf(), message));
+            }
         }
+        uncork();
         return this;
     }
 
@@ -600,6 +618,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> end(boolean publishWill) {
         var previous = phase;
         phase = Phase.CLOSED;
+        uncork();
         transport.close();
         if (previous == Phase.ATTACHING) {
             publishWillOnRelease = publishWill;  // the session is on its way; release it when it comes
@@ -625,7 +644,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> closeNow() {
         phase = Phase.CLOSED;
-        if (transport != null) transport.close();
+        if (transport != null) {
+            uncork();
+            transport.close();
+        }
         return Behaviors.stopped();
     }
 
@@ -636,6 +658,25 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private void write(Packet packet) {
         var buffer = PacketEncoder.encode(packet, version);
-        transport.write(ByteString.fromArrayUnsafe(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining()));
+        var bytes = ByteString.fromArrayUnsafe(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        if (corked) {
+            corkedBytes = corkedBytes.concat(bytes);
+        } else {
+            transport.write(bytes);
+        }
+    }
+
+    /** Collects writes until {@link #uncork()}, to hand the transport one buffer for many packets. */
+    private void cork() {
+        corked = true;
+    }
+
+    private void uncork() {
+        corked = false;
+        if (!corkedBytes.isEmpty()) {
+            var bytes = corkedBytes;
+            corkedBytes = ByteString.emptyByteString();
+            transport.write(bytes);
+        }
     }
 }
