@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
@@ -47,15 +48,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PublishIT {
     private static Pekquitto broker;
     private static int port;
+    private static Publishers publishers;
 
     @BeforeAll
     static void startBroker() {
         broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
         port = broker.port();
+        publishers = new Publishers(port);
     }
 
     @AfterAll
     static void stopBroker() {
+        if (publishers != null) publishers.close();
         if (broker != null) broker.close();
     }
 
@@ -67,8 +71,8 @@ class PublishIT {
         String topic = Names.topic("round-trip");
         byte[] payload = new byte[1024];
         new Random(42).nextBytes(payload);  // every byte value, zero and 0xFF included
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             assertEquals(2, subscriber.subscribe(topic, 2));
             publisher.publish(topic, payload, qos, false);
             var message = subscriber.inbox().next();
@@ -87,8 +91,8 @@ class PublishIT {
     void hundredMessagesArriveOnceInOrder(int version, int qos) throws Exception {
         String topic = Names.topic("ordered");
         int count = 100;
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             assertEquals(qos, subscriber.subscribe(topic, qos));
             for (int i = 0; i < count; i++) publisher.publish(topic, Integer.toString(i), qos, false);
             var received = subscriber.inbox().next(count, Duration.ofSeconds(20));
@@ -106,8 +110,8 @@ class PublishIT {
     @DisplayName("a message is delivered at the lower of its QoS and the subscription's [MQTT-3.8.4-6 (3.1.1)] [MQTT-3.8.4-8 (5.0)]")
     void deliveryQosIsTheMinimumOfPublishAndSubscription(int version, int subscribed, int published, int delivered) throws Exception {
         String topic = Names.topic("downgrade");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             assertEquals(subscribed, subscriber.subscribe(topic, subscribed));
             publisher.publish(topic, "downgrade", published, false);
             var message = subscriber.inbox().next();
@@ -124,8 +128,8 @@ class PublishIT {
         var userProperties = List.of(new UserProperty("k1", "v1"), new UserProperty("k2", "v2"),
                 new UserProperty("k1", "v3"));   // a repeated key is allowed, and the order kept
         byte[] correlation = {0, 1, 2, (byte) 0xFE, (byte) 0xFF};
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"));
-             var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
+            var publisher = publishers.v5();
             assertEquals(1, subscriber.subscribe(topic, 1));
             var properties = new MqttProperties();
             properties.setUserProperties(userProperties);
@@ -150,8 +154,8 @@ class PublishIT {
     @DisplayName("5.0: Paho publishing through topic aliases (the broker allows them) is delivered under the full topic name [MQTT-3.3.2-12]")
     void pahoTopicAliasesAreResolved() throws Exception {
         String topic = Names.topic("paho-alias");
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"));
-             var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
+            var publisher = publishers.v5();
             Integer aliasMaximum = publisher.connAckProperties().getTopicAliasMaximum();
             assertNotNull(aliasMaximum, "the broker announces a Topic Alias Maximum (default 10)");
             assertTrue(aliasMaximum > 0);
@@ -228,8 +232,8 @@ class PublishIT {
     void serverRespectsTheClientsReceiveMaximum() throws Exception {
         String topic = Names.topic("receive-max");
         byte[] receiveMaximum2 = new RawClient.Bytes().u8(0x21).u16(2).toByteArray();   // Receive Maximum = 2
-        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(receiveMaximum2));
-             var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(receiveMaximum2))) {
+            var publisher = publishers.v5();
             subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             subscriber.expect(SUBACK);
             for (int i = 0; i < 5; i++) publisher.publish(topic, "m" + i, 1, false);
@@ -255,8 +259,8 @@ class PublishIT {
     void serverRespectsTheClientsMaximumPacketSize() throws Exception {
         String topic = Names.topic("max-size");
         byte[] maximumPacketSize = new RawClient.Bytes().u8(0x27).u32(100).toByteArray();   // Maximum Packet Size = 100
-        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(maximumPacketSize));
-             var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(maximumPacketSize))) {
+            var publisher = publishers.v5();
             subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             subscriber.expect(SUBACK);
             publisher.publish(topic, "x".repeat(200), 1, false);

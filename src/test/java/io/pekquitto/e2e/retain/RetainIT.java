@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.BrokerSettings;
@@ -34,15 +35,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RetainIT {
     private static Pekquitto broker;
     private static int port;
+    private static Publishers publishers;
 
     @BeforeAll
     static void startBroker() {
         broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
         port = broker.port();
+        publishers = new Publishers(port);
     }
 
     @AfterAll
     static void stopBroker() {
+        if (publishers != null) publishers.close();
         if (broker != null) broker.close();
     }
 
@@ -52,9 +56,8 @@ class RetainIT {
     @DisplayName("a retained message is sent to a new subscriber with RETAIN 1 [MQTT-3.3.1-6] [MQTT-3.3.1-8] (3.1.1) [MQTT-3.3.1-5] [MQTT-3.3.1-9] (5.0)")
     void retainedMessageIsReplayedWithRetainFlag(int version) throws Exception {
         String topic = Names.topic("replay");
-        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
-            publisher.publish(topic, "kept", 1, true);
-        }
+        var publisher = publishers.get(version);
+        publisher.publish(topic, "kept", 1, true);
         try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             var message = subscriber.inbox().next();
@@ -72,10 +75,9 @@ class RetainIT {
     @DisplayName("a new retained message replaces the old one [MQTT-3.3.1-5] (3.1.1, 5.0)")
     void newRetainedMessageReplacesTheOld(int version) throws Exception {
         String topic = Names.topic("replace");
-        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
-            publisher.publish(topic, "old", 1, true);
-            publisher.publish(topic, "new", 2, true);
-        }
+        var publisher = publishers.get(version);
+        publisher.publish(topic, "old", 1, true);
+        publisher.publish(topic, "new", 2, true);
         try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             var message = subscriber.inbox().next();
@@ -91,10 +93,9 @@ class RetainIT {
     @DisplayName("a non-retained message neither stores nor removes the retained one [MQTT-3.3.1-12] (3.1.1) [MQTT-3.3.1-8] (5.0)")
     void nonRetainedMessageLeavesTheRetainedOne(int version) throws Exception {
         String topic = Names.topic("keep");
-        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
-            publisher.publish(topic, "retained", 1, true);
-            publisher.publish(topic, "passing", 1, false);
-        }
+        var publisher = publishers.get(version);
+        publisher.publish(topic, "retained", 1, true);
+        publisher.publish(topic, "passing", 1, false);
         try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             assertEquals("retained", subscriber.inbox().next().text());
@@ -108,8 +109,8 @@ class RetainIT {
     @DisplayName("a retained message with an empty payload clears the retained message and is not stored [MQTT-3.3.1-10] [MQTT-3.3.1-11] (3.1.1) [MQTT-3.3.1-6] [MQTT-3.3.1-7] (5.0)")
     void emptyRetainedPayloadClears(int version) throws Exception {
         String topic = Names.topic("clear");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+            var publisher = publishers.get(version);
             watcher.subscribe(topic, 1);
             publisher.publish(topic, "soon gone", 1, true);
             publisher.publish(topic, new byte[0], 1, true);
@@ -117,8 +118,8 @@ class RetainIT {
             assertEquals("soon gone", watcher.inbox().next().text());
             assertEquals(0, watcher.inbox().next().payload().length);
         }
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             subscriber.subscribe(topic, 1);
             // Retained messages are sent right after the SUBACK; a later live message marks their end.
             publisher.publish(topic, "marker", 1, false);
@@ -134,10 +135,9 @@ class RetainIT {
     void wildcardSubscriptionReceivesAllMatchingRetained(int version) throws Exception {
         String root = Names.topic("many");
         var retained = Map.of(root + "/a", "A", root + "/b/c", "BC", root + "/d", "D");
-        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
-            for (var entry : retained.entrySet()) publisher.publish(entry.getKey(), entry.getValue(), 1, true);
-            publisher.publish(root + "/e", "not retained", 1, false);
-        }
+        var publisher = publishers.get(version);
+        for (var entry : retained.entrySet()) publisher.publish(entry.getKey(), entry.getValue(), 1, true);
+        publisher.publish(root + "/e", "not retained", 1, false);
         try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
             subscriber.subscribe(root + "/#", 1);
             var received = new TreeMap<String, String>();
@@ -156,8 +156,8 @@ class RetainIT {
     @DisplayName("a retained message delivered live to an existing subscription has RETAIN 0 [MQTT-3.3.1-9] (3.1.1) [MQTT-3.3.1-12] (5.0)")
     void liveDeliveryHasRetainZero(int version) throws Exception {
         String topic = Names.topic("live");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             subscriber.subscribe(topic, 1);
             publisher.publish(topic, "live", 1, true);
             var message = subscriber.inbox().next();
@@ -172,9 +172,8 @@ class RetainIT {
     @DisplayName("subscribing again to the same filter re-sends the retained messages [MQTT-3.8.4-3 (3.1.1)] [MQTT-3.8.4-4 (5.0)]")
     void resubscribingResendsRetained(int version) throws Exception {
         String topic = Names.topic("resubscribe");
-        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
-            publisher.publish(topic, "again", 1, true);
-        }
+        var publisher = publishers.get(version);
+        publisher.publish(topic, "again", 1, true);
         try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             assertEquals("again", subscriber.inbox().next().text());
@@ -190,9 +189,8 @@ class RetainIT {
     @DisplayName("5.0: Retain Handling 1 sends retained messages only for a new subscription, 2 never [MQTT-3.3.1-10] [MQTT-3.3.1-11]")
     void retainHandling() throws Exception {
         String topic = Names.topic("handling");
-        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
-            publisher.publish(topic, "handled", 1, true);
-        }
+        var publisher = publishers.v5();
+        publisher.publish(topic, "handled", 1, true);
         try (var subscriber = V5Client.connect(port, Names.clientId("sub"));
              var never = V5Client.connect(port, Names.clientId("never"))) {
             var ifNew = new MqttSubscription(topic, 1);
@@ -214,8 +212,8 @@ class RetainIT {
     @DisplayName("5.0: with Retain As Published, a live retained message keeps RETAIN 1 [MQTT-3.3.1-13]")
     void retainAsPublishedKeepsTheFlag() throws Exception {
         String topic = Names.topic("rap");
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"));
-             var publisher = V5Client.connect(port, Names.clientId("pub"))) {
+        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
+            var publisher = publishers.v5();
             var subscription = new MqttSubscription(topic, 1);
             subscription.setRetainAsPublished(true);
             assertEquals(1, subscriber.subscribe(subscription));

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
@@ -45,15 +46,18 @@ class SessionIT {
 
     private static Pekquitto broker;
     private static int port;
+    private static Publishers publishers;
 
     @BeforeAll
     static void startBroker() {
         broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
         port = broker.port();
+        publishers = new Publishers(port);
     }
 
     @AfterAll
     static void stopBroker() {
+        if (publishers != null) publishers.close();
         if (broker != null) broker.close();
     }
 
@@ -78,8 +82,8 @@ class SessionIT {
             first.subscribe(topic, 1);
             first.disconnect();
         }
-        try (var clean = PahoClient.connect(version, port, clientId);
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var clean = PahoClient.connect(version, port, clientId)) {
+            var publisher = publishers.get(version);
             assertFalse(clean.sessionPresent(), "Session Present 0 after a clean start");
             publisher.publish(topic, "to the discarded subscription", 1, false);
             clean.inbox().expectNothing();
@@ -98,14 +102,12 @@ class SessionIT {
             assertEquals(2, first.subscribe(root + "/q2", 2));
             first.disconnect();
         }
-        try (var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
-            for (int i = 0; i < QUEUED; i++) {
-                publisher.publish(root + "/q1", "one-" + i, 1, false);
-                publisher.publish(root + "/q2", "two-" + i, 2, false);
-            }
+        var publisher = publishers.get(version);
+        for (int i = 0; i < QUEUED; i++) {
+            publisher.publish(root + "/q1", "one-" + i, 1, false);
+            publisher.publish(root + "/q2", "two-" + i, 2, false);
         }
-        try (var resumed = connectKeepingSession(version, clientId, 60);
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var resumed = connectKeepingSession(version, clientId, 60)) {
             assertTrue(resumed.sessionPresent(), "Session Present 1 for a stored session");
             var received = resumed.inbox().next(2 * QUEUED, Duration.ofSeconds(10));
             // Order is promised per topic and QoS [MQTT-4.6.0-6 (3.1.1)] [MQTT-4.6.0-5 (5.0)].
@@ -131,9 +133,8 @@ class SessionIT {
             first.subscribe(topic, 1);
             first.disconnect();
         }
-        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
-            publisher.publish(topic, "nobody home", 1, false);
-        }
+        var publisher = publishers.v5();
+        publisher.publish(topic, "nobody home", 1, false);
         try (var again = connectKeepingSession(V5, clientId, 60)) {
             assertFalse(again.sessionPresent(), "the session ended with the connection");
             again.inbox().expectNothing();
@@ -150,9 +151,8 @@ class SessionIT {
             first.subscribe(topic, 1);
             first.disconnect();
         }
-        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
-            publisher.publish(topic, "waiting", 1, false);
-        }
+        var publisher = publishers.v5();
+        publisher.publish(topic, "waiting", 1, false);
         try (var again = connectKeepingSession(V5, clientId, 2)) {
             assertTrue(again.sessionPresent());
             assertEquals("waiting", again.inbox().next().text());
@@ -170,9 +170,8 @@ class SessionIT {
             first.disconnect();
         }
         Thread.sleep(3_000);   // the expiry plus a second of margin
-        try (var publisher = V5Client.connect(port, Names.clientId("pub"))) {
-            publisher.publish(topic, "too late", 1, false);
-        }
+        var publisher = publishers.v5();
+        publisher.publish(topic, "too late", 1, false);
         try (var again = connectKeepingSession(V5, clientId, 2)) {
             assertFalse(again.sessionPresent(), "the session expired");
             again.inbox().expectNothing();
@@ -194,8 +193,8 @@ class SessionIT {
         String clientId = Names.clientId("resend1");
         String topic = Names.topic("resend1");
         int packetId;
-        try (var first = RawClient.connected(port, keepingSession(version, clientId));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var first = RawClient.connected(port, keepingSession(version, clientId))) {
+            var publisher = publishers.get(version);
             first.send(RawClient.subscribe(version, 1, new Filter(topic, 1)));
             first.expect(SUBACK);
             publisher.publish(topic, "ack me", 1, false);
@@ -225,8 +224,8 @@ class SessionIT {
         String clientId = Names.clientId("resend2");
         String topic = Names.topic("resend2");
         int packetId;
-        try (var first = RawClient.connected(port, keepingSession(version, clientId));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var first = RawClient.connected(port, keepingSession(version, clientId))) {
+            var publisher = publishers.get(version);
             first.send(RawClient.subscribe(version, 1, new Filter(topic, 2)));
             first.expect(SUBACK);
             publisher.publish(topic, "complete me", 2, false);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
@@ -38,15 +39,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SubscribeIT {
     private static Pekquitto broker;
     private static int port;
+    private static Publishers publishers;
 
     @BeforeAll
     static void startBroker() {
         broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
         port = broker.port();
+        publishers = new Publishers(port);
     }
 
     @AfterAll
     static void stopBroker() {
+        if (publishers != null) publishers.close();
         if (broker != null) broker.close();
     }
 
@@ -89,7 +93,8 @@ class SubscribeIT {
                 r + "/sport/tennis/player1/ranking", r + "/sport/", r + "/finance", r + "/finance/sport/tennis");
 
         var subscribers = new ArrayList<V3Client>();
-        try (var publisher = V3Client.connect(port, Names.clientId("pub"))) {
+        try {
+            var publisher = publishers.v3();
             for (String filter : expected.keySet()) {
                 // One client per filter: overlapping subscriptions of one client may legally give copies.
                 var subscriber = V3Client.connect(port, Names.clientId("sub"));
@@ -119,8 +124,8 @@ class SubscribeIT {
         String plainTopic = plain + "/x";
         try (var hash = V3Client.connect(port, Names.clientId("hash"));
              var plus = V3Client.connect(port, Names.clientId("plus"));
-             var dollar = V3Client.connect(port, Names.clientId("dollar"));
-             var publisher = V3Client.connect(port, Names.clientId("pub"))) {
+             var dollar = V3Client.connect(port, Names.clientId("dollar"))) {
+            var publisher = publishers.v3();
             assertEquals(1, hash.subscribe("#", 1));
             assertEquals(1, plus.subscribe("+/x", 1));
             assertEquals(1, dollar.subscribe("$" + plain + "/#", 1));
@@ -142,8 +147,8 @@ class SubscribeIT {
     @DisplayName("after UNSUBSCRIBE (acknowledged by UNSUBACK) no new message for that filter is delivered [MQTT-3.10.4-2] [MQTT-3.10.4-4]")
     void unsubscribeStopsDelivery(int version) throws Exception {
         String root = Names.topic("unsub");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             assertEquals(1, subscriber.subscribe(root + "/a", 1));
             assertEquals(1, subscriber.subscribe(root + "/b", 1));
             publisher.publish(root + "/a", "before", 1, false);
@@ -192,8 +197,8 @@ class SubscribeIT {
     @DisplayName("overlapping subscriptions of one client: the message is delivered at the highest granted QoS [MQTT-3.3.5-1 (3.1.1)] [MQTT-3.3.4-2 (5.0)]")
     void overlappingSubscriptionsDeliverAtTheHighestQos(int version) throws Exception {
         String root = Names.topic("overlap");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             assertEquals(0, subscriber.subscribe(root + "/#", 0));
             assertEquals(2, subscriber.subscribe(root + "/a", 2));
             publisher.publish(root + "/a", "both match", 2, false);
@@ -216,8 +221,8 @@ class SubscribeIT {
     @DisplayName("a SUBSCRIBE with an existing filter replaces the subscription: one copy, at the new QoS [MQTT-3.8.4-3]")
     void sameFilterReplacesTheSubscription(int version) throws Exception {
         String topic = Names.topic("replace-sub");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+            var publisher = publishers.get(version);
             assertEquals(0, subscriber.subscribe(topic, 0));
             assertEquals(2, subscriber.subscribe(topic, 2));
             publisher.publish(topic, "once", 2, false);
@@ -235,8 +240,8 @@ class SubscribeIT {
         String unique = Names.topic("exact").replace('/', '-');
         String composed = unique + "/caf\u00e9";      // e-acute as one code point
         String decomposed = unique + "/cafe\u0301";   // e + combining acute accent
-        try (var subscriber = V3Client.connect(port, Names.clientId("sub"));
-             var publisher = V3Client.connect(port, Names.clientId("pub"))) {
+        try (var subscriber = V3Client.connect(port, Names.clientId("sub"))) {
+            var publisher = publishers.v3();
             subscriber.subscribe(decomposed, 1);
             subscriber.subscribe(unique + "/Accounts", 1);
             subscriber.subscribe("+/" + unique, 1);

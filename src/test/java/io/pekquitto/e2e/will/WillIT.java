@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Will;
@@ -36,15 +37,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 class WillIT {
     private static Pekquitto broker;
     private static int port;
+    private static Publishers publishers;
 
     @BeforeAll
     static void startBroker() {
         broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
         port = broker.port();
+        publishers = new Publishers(port);
     }
 
     @AfterAll
     static void stopBroker() {
+        if (publishers != null) publishers.close();
         if (broker != null) broker.close();
     }
 
@@ -96,8 +100,8 @@ class WillIT {
     @DisplayName("a normal DISCONNECT discards the will [MQTT-3.1.2-10] [MQTT-3.14.4-3]")
     void normalDisconnectDiscardsTheWill(int version) throws Exception {
         String topic = Names.topic("no-will");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"));
-             var publisher = PahoClient.connect(version, port, Names.clientId("pub"))) {
+        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+            var publisher = publishers.get(version);
             watcher.subscribe(topic, 1);
             try (var mortal = RawClient.connected(port, withWill(version, topic, false))) {
                 mortal.send(RawClient.disconnect(version, 0x00));
