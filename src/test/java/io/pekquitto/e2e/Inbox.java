@@ -60,6 +60,17 @@ public final class Inbox {
         return received;
     }
 
+    /** Every message that arrives within the window (at most 10,000). */
+    public List<Message> within(Duration window) throws InterruptedException {
+        long deadline = System.nanoTime() + window.toNanos();
+        var received = new ArrayList<Message>();
+        for (long left = window.toNanos(); left > 0 && received.size() < 10_000; left = deadline - System.nanoTime()) {
+            var message = messages.poll(left, TimeUnit.NANOSECONDS);
+            if (message != null) received.add(message);
+        }
+        return received;
+    }
+
     /** Asserts that no message arrives within the window. */
     public void expectNothing(Duration window) throws InterruptedException {
         var message = messages.poll(window.toMillis(), TimeUnit.MILLISECONDS);

@@ -345,8 +345,15 @@ public final class RawClient implements AutoCloseable {
 
     // ---- packets sent to the server
 
-    /** A Will Message for {@link Connect} (3.1.2.5 - 3.1.2.7, 3.1.3.2 - 3.1.3.4). */
-    public record Will(String topic, byte[] payload, int qos, boolean retain) {}
+    /**
+     * A Will Message for {@link Connect} (3.1.2.5 - 3.1.2.7, 3.1.3.2 - 3.1.3.4). {@code properties} is the
+     * MQTT 5 Will Properties block content (3.1.3.2); ignored for 3.1.1.
+     */
+    public record Will(String topic, byte[] payload, int qos, boolean retain, byte[] properties) {
+        public Will(String topic, byte[] payload, int qos, boolean retain) {
+            this(topic, payload, qos, retain, new byte[0]);
+        }
+    }
 
     /**
      * A CONNECT (3.1) in either version. {@code properties} is the MQTT 5 property block content
@@ -391,7 +398,7 @@ public final class RawClient implements AutoCloseable {
             if (version == V5) variable.properties(properties);         // CONNECT Properties
             variable.string(clientId);                                  // Payload: Client Identifier
             if (will.isPresent()) {
-                if (version == V5) variable.properties(new byte[0]);    // Will Properties: none
+                if (version == V5) variable.properties(will.get().properties());  // Will Properties
                 variable.string(will.get().topic())                     // Will Topic
                         .binary(will.get().payload());                  // Will Payload
             }

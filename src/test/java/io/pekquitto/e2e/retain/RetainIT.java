@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
 import io.pekquitto.e2e.Publishers;
@@ -13,10 +14,14 @@ import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.MqttSubscription;
+import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -205,6 +210,31 @@ class RetainIT {
             never.subscribe(noRetained);
             never.inbox().expectNothing();
         }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: an expired retained message is discarded; a live one is sent with its Message Expiry Interval reduced (3.3.1.3) [MQTT-3.3.2-5] [MQTT-3.3.2-6]")
+    void retainedMessagesExpire() throws Exception {
+        String root = Names.topic("retained-expiry");
+        var publisher = publishers.v5();
+        publisher.publish(root + "/short", withExpiry("short-lived", 1));
+        publisher.publish(root + "/long", withExpiry("long-lived", 100));
+        Thread.sleep(2_100);
+        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
+            subscriber.subscribe(root + "/#", 1);
+            var received = subscriber.inbox().within(Duration.ofSeconds(1));
+            assertEquals(List.of("long-lived"), received.stream().map(Inbox.Message::text).toList(),
+                    "only the unexpired retained message is sent");
+            long left = received.get(0).properties().getMessageExpiryInterval();
+            assertTrue(left <= 98, "Message Expiry Interval " + left + " after 2 s retained: not reduced by the wait");
+        }
+    }
+
+    private static MqttMessage withExpiry(String payload, long seconds) {
+        var properties = new MqttProperties();
+        properties.setMessageExpiryInterval(seconds);
+        return new MqttMessage(payload.getBytes(StandardCharsets.UTF_8), 1, true, properties);
     }
 
     @Test

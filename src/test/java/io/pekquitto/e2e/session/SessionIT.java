@@ -26,9 +26,12 @@ import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
+import org.eclipse.paho.mqttv5.common.MqttMessage;
+import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -176,6 +179,36 @@ class SessionIT {
             assertFalse(again.sessionPresent(), "the session expired");
             again.inbox().expectNothing();
         }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: a queued message whose Message Expiry Interval passed is not delivered; a live one arrives with the interval reduced by the wait [MQTT-3.3.2-5] [MQTT-3.3.2-6]")
+    void messageExpiryAppliesToQueuedMessages() throws Exception {
+        String clientId = Names.clientId("expiry");
+        String topic = Names.topic("expiry");
+        try (var first = connectKeepingSession(V5, clientId, 60)) {
+            first.subscribe(topic, 1);
+            first.disconnect();
+        }
+        var publisher = publishers.v5();
+        publisher.publish(topic, withExpiry("short-lived", 1));
+        publisher.publish(topic, withExpiry("long-lived", 100));
+        Thread.sleep(2_100);   // the first expires while queued
+        try (var resumed = connectKeepingSession(V5, clientId, 60)) {
+            assertTrue(resumed.sessionPresent());
+            var received = resumed.inbox().within(Duration.ofSeconds(1));
+            assertEquals(List.of("long-lived"), received.stream().map(Inbox.Message::text).toList(),
+                    "only the unexpired message is delivered");
+            long left = received.get(0).properties().getMessageExpiryInterval();
+            assertTrue(left <= 98, "Message Expiry Interval " + left + " after 2 s queued: not reduced by the wait");
+        }
+    }
+
+    private static MqttMessage withExpiry(String payload, long seconds) {
+        var properties = new MqttProperties();
+        properties.setMessageExpiryInterval(seconds);
+        return new MqttMessage(payload.getBytes(StandardCharsets.UTF_8), 1, false, properties);
     }
 
     /** A raw CONNECT that keeps the session: Clean Session 0 (3.1.1), or Clean Start 0 with Session Expiry Interval 60 s (5.0). */

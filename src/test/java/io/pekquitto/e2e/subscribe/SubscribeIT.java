@@ -76,6 +76,28 @@ class SubscribeIT {
     }
 
     @Test
+    @Timeout(10)
+    @DisplayName("5.0: Maximum QoS 3 or Retain Handling 3 in the Subscription Options is a Protocol Error: DISCONNECT 0x82 (3.8.3.1)")
+    void invalidSubscriptionOptionsAreAProtocolErrorIn5() throws Exception {
+        for (int options : new int[] {0x03, 0x30}) {   // Maximum QoS 3; Retain Handling 3
+            try (var client = RawClient.connected(port, Connect.of(V5, Names.clientId("options")))) {
+                client.send(RawClient.subscribe(V5, 1, new Filter(Names.topic("options"), options)));
+                client.expectDisconnect(0x82, Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    @DisplayName("3.1.1: a requested QoS of 3 is malformed: the connection closes [MQTT-3.8.3-4]")
+    void requestedQos3ClosesIn311() throws Exception {
+        try (var client = RawClient.connected(port, Connect.of(V311, Names.clientId("qos3")))) {
+            client.send(RawClient.subscribe(V311, 1, new Filter(Names.topic("qos3"), 3)));
+            client.expectClosed(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
     @Timeout(15)
     @DisplayName("'+' matches one whole level and '#' the parent and any number of levels, 'sport/#' matching 'sport' (4.7.1.2, 4.7.1.3)")
     void wildcardsMatchAsSpecified() throws Exception {

@@ -1,5 +1,7 @@
 package io.pekquitto.e2e.will;
 
+import static io.pekquitto.e2e.RawClient.PUBLISH;
+import static io.pekquitto.e2e.RawClient.SUBACK;
 import static io.pekquitto.e2e.RawClient.V311;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +13,7 @@ import io.pekquitto.e2e.PahoClient;
 import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
+import io.pekquitto.e2e.RawClient.Filter;
 import io.pekquitto.e2e.RawClient.Will;
 import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;
@@ -19,6 +22,7 @@ import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 import org.junit.jupiter.api.AfterAll;
@@ -178,6 +182,79 @@ class WillIT {
                 mortal.expectClosed(Duration.ofSeconds(5));
             }
             assertEquals("gone", watcher.inbox().next().text());
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: the will waits for its Will Delay Interval (2 s) while the session lives on (3.1.3.2.2) [MQTT-3.1.2-8]")
+    void willDelayIntervalDelaysTheWill() throws Exception {
+        String topic = Names.topic("will-delay");
+        try (var watcher = RawClient.connected(port, Connect.of(V5, Names.clientId("watch")))) {
+            watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
+            watcher.expect(SUBACK);
+            RawClient.connected(port, delayedWill(Names.clientId("delayed"), topic)).close();
+            long closed = System.nanoTime();
+            watcher.expectSilence(Duration.ofMillis(1_000));      // not before the delay
+            var will = watcher.expect(PUBLISH, Duration.ofSeconds(4)).publish(V5);
+            long waited = Duration.ofNanos(System.nanoTime() - closed).toMillis();
+            assertEquals("delayed", will.payloadText());
+            assertTrue(waited >= 1_900, "published after " + waited + " ms, before the 2 s Will Delay Interval");
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: reconnecting within the Will Delay Interval cancels the will [MQTT-3.1.3-9]")
+    void reconnectWithinTheWillDelayCancelsTheWill() throws Exception {
+        String topic = Names.topic("will-cancelled");
+        String clientId = Names.clientId("back");
+        try (var watcher = RawClient.connected(port, Connect.of(V5, Names.clientId("watch")))) {
+            watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
+            watcher.expect(SUBACK);
+            RawClient.connected(port, delayedWill(clientId, topic)).close();
+            byte[] sessionExpiry10 = new RawClient.Bytes().u8(0x11).u32(10).toByteArray();
+            try (var back = RawClient.connected(port, Connect.of(V5, clientId).withCleanStart(false).withProperties(sessionExpiry10))) {
+                watcher.expectSilence(Duration.ofMillis(3_000));  // past the 2 s delay: no will
+                back.send(RawClient.disconnect(V5, 0x00));
+            }
+        }
+    }
+
+    /** A 5.0 CONNECT whose will ("delayed", QoS 1) has a Will Delay Interval of 2 s, in a session that outlives it (10 s). */
+    private static Connect delayedWill(String clientId, String topic) {
+        byte[] willDelay2 = new RawClient.Bytes().u8(0x18).u32(2).toByteArray();       // Will Delay Interval = 2
+        byte[] sessionExpiry10 = new RawClient.Bytes().u8(0x11).u32(10).toByteArray(); // Session Expiry Interval = 10
+        return Connect.of(V5, clientId).withProperties(sessionExpiry10)
+                .withWill(new Will(topic, "delayed".getBytes(StandardCharsets.UTF_8), 1, false, willDelay2));
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: the will is published with its PUBLISH-valid Will Properties (user properties in order) and without the Will Delay Interval (Table 2-4, 3.1.3.2) [MQTT-3.1.3-10]")
+    void willPropertiesBecomePublishProperties() throws Exception {
+        String topic = Names.topic("will-properties");
+        byte[] willProperties = new RawClient.Bytes()
+                .u8(0x18).u32(0)                                // Will Delay Interval 0: a Will Property only
+                .u8(0x01).u8(1)                                 // Payload Format Indicator: UTF-8
+                .u8(0x03).string("text/plain")                  // Content Type
+                .u8(0x26).string("k").string("v1")              // User Property k=v1
+                .u8(0x26).string("k").string("v2")              // User Property k=v2
+                .toByteArray();
+        try (var watcher = RawClient.connected(port, Connect.of(V5, Names.clientId("watch")))) {
+            watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
+            watcher.expect(SUBACK);
+            var will = new Will(topic, "bye".getBytes(StandardCharsets.UTF_8), 1, false, willProperties);
+            RawClient.connected(port, Connect.of(V5, Names.clientId("props")).withWill(will)).close();
+            var publish = watcher.expect(PUBLISH).publish(V5);
+            assertEquals("bye", publish.payloadText());
+            assertFalse(publish.properties().containsKey(0x18),
+                    "Will Delay Interval (0x18) is not a PUBLISH property: the PUBLISH is malformed " + publish.properties());
+            assertEquals(1, publish.properties().get(0x01));
+            assertEquals("text/plain", publish.properties().get(0x03));
+            @SuppressWarnings("unchecked")
+            var userProperties = (List<String[]>) publish.properties().get(0x26);
+            assertEquals("k=v1,k=v2", String.join(",", userProperties.stream().map(p -> p[0] + "=" + p[1]).toList()));
         }
     }
 
