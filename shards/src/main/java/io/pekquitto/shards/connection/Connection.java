@@ -487,6 +487,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private void deliver(Message message) {
+        if (message.isExpired(System.nanoTime())) return;  // [MQTT-3.3.2-5]
         if (!version.hasProperties() && !message.properties().isEmpty()) {
             message = message.with(message.qos(), message.retain(), Properties.NONE);
         }
@@ -630,11 +631,20 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> release(boolean publishWill) {
         if (congested) relieveCongestion();
+        Optional<Shard.DelayedWill> delayedWill = Optional.empty();
         if (publishWill && will.isPresent()) {
             var w = will.get();
-            route(new Message(w.topic(), w.payload(), w.qos(), w.retain(), w.properties()));
+            var message = new Message(w.topic(), w.payload(), w.qos(), w.retain(), w.properties());
+            long delay = version.hasProperties() ? w.properties().willDelayInterval() : 0;
+            if (delay == 0) {
+                route(message);
+            } else {
+                // 3.1.3.2.2: published after the Will Delay Interval or when the session ends, unless
+                // the client reconnects first; the shard keeps it, it outlives this connection.
+                delayedWill = Optional.of(new Shard.DelayedWill(message, delay));
+            }
         }
-        shard.tell(new Shard.Release(clientId, getContext().getSelf(), session, sessionExpiryInterval));
+        shard.tell(new Shard.Release(clientId, getContext().getSelf(), session, sessionExpiryInterval, delayedWill));
         session = null;
         publishWillOnRelease = false;
         released = true;  // stay until the shard confirms, bouncing what it still sends us

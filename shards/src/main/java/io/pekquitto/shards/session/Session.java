@@ -76,8 +76,13 @@ public final class Session {
      * without taking a slot.
      */
     public void drain(int receiveMaximum, Consumer<Packet> send) {
+        long now = System.nanoTime();
         while (!queue.isEmpty()) {
             var next = queue.peek();
+            if (next.isExpired(now)) {
+                queue.poll();  // [MQTT-3.3.2-5] expired before onward delivery started
+                continue;
+            }
             if (next.qos() == QoS.AT_MOST_ONCE) {
                 queue.poll();
                 send.accept(next.toPublish(0, false));
