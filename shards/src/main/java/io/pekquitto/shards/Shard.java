@@ -68,8 +68,6 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     private record SessionExpiryCheck(String clientId, long generation) implements Command {}
 
-    /** Session Expiry Interval meaning "never" (3.1.2.11.2). */
-    public static final long NEVER_EXPIRES = 0xFFFF_FFFFL;
     /** Pekko's scheduler cannot hold timers of years; long expiries are checked in steps of this. */
     private static final Duration LONGEST_TIMER = Duration.ofDays(7);
 
@@ -246,7 +244,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         session.dropQueuedQos0();
         state.session = session;
         state.generation++;
-        if (sessionExpiryInterval != NEVER_EXPIRES) {
+        if (sessionExpiryInterval != Session.NEVER_EXPIRES) {
             state.expiresAtNanos = System.nanoTime() + Duration.ofSeconds(sessionExpiryInterval).toNanos();
             scheduleExpiryCheck(state);
         }

@@ -8,7 +8,7 @@ import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.TopicName;
 import io.pekquitto.shards.BrokerSettings;
-import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.session.Session;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -87,7 +87,7 @@ public final class ConnectNegotiation {
             }
         } else {
             // 3.1.1 clean session 0 keeps the session with no expiry; clean session 1 ends it with the connection.
-            sessionExpiry = connect.cleanStart() ? 0 : Math.min(Shard.NEVER_EXPIRES, settings.maxSessionExpiry().getSeconds());
+            sessionExpiry = connect.cleanStart() ? 0 : Math.min(Session.NEVER_EXPIRES, settings.maxSessionExpiry().getSeconds());
         }
         if (assigned) connAck.set(PropertyId.ASSIGNED_CLIENT_IDENTIFIER, clientId);
         if (settings.receiveMaximum() != 65_535) connAck.set(PropertyId.RECEIVE_MAXIMUM, settings.receiveMaximum());

@@ -19,6 +19,9 @@ import java.util.function.Consumer;
  * <p>Subscriptions are not here: they live in the shard's index, which routes to the session.
  */
 public final class Session {
+    /** The Session Expiry Interval that means "never" (3.1.2.11.2). */
+    public static final long NEVER_EXPIRES = 0xFFFF_FFFFL;
+
     private final String clientId;
     private final int maxQueuedMessages;
     private final boolean queueQos0Messages;
