@@ -11,7 +11,7 @@ final class Options {
     private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help");
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
-            "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label");
+            "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag");
 
     static final String USAGE = """
             Usage: java -jar pekquitto-bench.jar <scenario> [options]
@@ -34,6 +34,8 @@ final class Options {
               --qos 0|1|2         publish and subscribe QoS [0]
               --payload N         payload bytes, at least 12 (publisher id + sequence) [32]
               --inflight N        unacknowledged QoS 1/2 messages per publisher [16]
+              --max-lag N         publishers stay at most N messages ahead of the slowest subscriber
+                                  (end-to-end flow control, so broker queue limits are not hit) [0 = off]
               --drain S           seconds to wait for the last deliveries after publishing stops [10]
               --warmup N          latency round trips not measured [1000]
               --connections N     idle connections [10000]

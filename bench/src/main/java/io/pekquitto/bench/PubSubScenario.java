@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * fanin and fanout: P publishers, each on its own topic, and S subscribers that each receive every
@@ -29,6 +30,9 @@ final class PubSubScenario {
     private final long messages;
     private final long duration;
     private final long drain;
+    private final long maxLag;
+    /** Per (subscriber, publisher): the highest sequence number received + 1, for --max-lag. */
+    private final AtomicLongArray progress;
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
 
     PubSubScenario(Bench.Context context, Options options, boolean fanout) {
@@ -42,6 +46,8 @@ final class PubSubScenario {
         this.messages = options.longValue("messages", 0);
         this.duration = options.nanos("duration", 10);
         this.drain = options.nanos("drain", 10);
+        this.maxLag = options.longValue("max-lag", 0);
+        this.progress = new AtomicLongArray(maxLag > 0 ? publisherCount * subscriberCount : 0);
     }
 
     Report run() throws InterruptedException {
@@ -64,7 +70,8 @@ final class PubSubScenario {
         for (var p : publishers) p.loop.execute(p::open);
         if (!publishersReady.await(30, TimeUnit.SECONDS)) errors.add("publishers not all connected within 30 s");
         report.put("label", context.label()).put("qos", qos).put("publishers", publisherCount)
-                .put("subscribers", subscriberCount).put("payload", payload).put("inflight", qos == 0 ? 0 : window);
+                .put("subscribers", subscriberCount).put("payload", payload).put("inflight", qos == 0 ? 0 : window)
+                .put("max_lag", maxLag);
         if (!errors.isEmpty()) return finish(report, publishers, subscribers, 0, 0);
 
         long start = System.nanoTime();
@@ -117,6 +124,8 @@ final class PubSubScenario {
         long foreign = 0;
         long missing = 0;
         long lastReceive = start;
+        long firstLoss = Long.MAX_VALUE;
+        String lossExample = null;
         for (var s : subscribers) {
             deliveries += s.deliveries;
             duplicates += s.duplicates;
@@ -125,7 +134,16 @@ final class PubSubScenario {
             for (var p : publishers) {
                 long must = qos == 0 ? p.sent : p.acked;
                 if (must > Integer.MAX_VALUE) throw new IllegalStateException("too many messages to verify");
-                missing += must - s.seen[p.id].get(0, (int) must).cardinality();
+                long gone = must - s.seen[p.id].get(0, (int) must).cardinality();
+                missing += gone;
+                if (gone > 0) {
+                    int first = s.seen[p.id].nextClearBit(0);
+                    firstLoss = Math.min(firstLoss, first);
+                    if (lossExample == null) {
+                        lossExample = "subscriber " + s.index + " missed " + gone + " of publisher " + p.id + "'s " + must
+                                + " (first missing sequence " + first + ", last received " + (s.seen[p.id].length() - 1) + ")";
+                    }
+                }
             }
         }
         double pubSeconds = (pubEnd - start) / 1e9;
@@ -142,6 +160,7 @@ final class PubSubScenario {
                 .say("%,d published, %,d delivered of %,d expected", sent, deliveries, expected)
                 .say("lost %,d", missing).say("duplicates %,d", duplicates);
         if (foreign > 0) report.say("unexpected payloads %,d", foreign);
+        if (lossExample != null) report.put("loss_example", lossExample).say("e.g. %s", lossExample);
         if (qos > 0 && sent != acked) report.error((sent - acked) + " publishes never acknowledged");
         errors.forEach(report::error);
         if (qos > 0 && (missing > 0 || foreign > 0)) {
@@ -203,6 +222,15 @@ final class PubSubScenario {
         void tick(long now) {
             if (!started || finished) return;
             if (!stopped && now - deadline >= 0) stopped = true;
+            if (maxLag > 0 && !stopped && !closed) {
+                // After every wake-up of the loop: subscribers may have caught up.
+                pump();
+                try {
+                    flush();
+                } catch (IOException e) {
+                    fail(e.getMessage());
+                }
+            }
             if (stopped && inflight == 0 && (closed || out.position() == 0)) finish(now);
         }
 
@@ -221,7 +249,8 @@ final class PubSubScenario {
             }
             var buf = out;
             int size = template.size();
-            while (buf.remaining() >= size && (qos == 0 || inflight < window)) {
+            long lagLimit = maxLag > 0 ? slowestSubscriber() + maxLag : Long.MAX_VALUE;
+            while (buf.remaining() >= size && (qos == 0 || inflight < window) && sent < lagLimit) {
                 if (messages > 0 && sent >= messages) {
                     stopped = true;
                     return;
@@ -233,6 +262,13 @@ final class PubSubScenario {
                 }
                 template.writeTo(buf, packetId, id, sent++);
             }
+        }
+
+        /** How far the slowest subscriber has got with this publisher's sequence. */
+        private long slowestSubscriber() {
+            long min = Long.MAX_VALUE;
+            for (int s = 0; s < subscriberCount; s++) min = Math.min(min, progress.get(s * publisherCount + id));
+            return min;
         }
 
         private int allocatePacketId() {
@@ -378,6 +414,10 @@ final class PubSubScenario {
             if (publisher < 0 || publisher >= publisherCount || sequence < 0 || sequence > Integer.MAX_VALUE) {
                 foreign++;
                 return;
+            }
+            if (maxLag > 0) {
+                int slot = index * publisherCount + publisher;
+                if (sequence + 1 > progress.get(slot)) progress.lazySet(slot, sequence + 1);
             }
             var bits = seen[publisher];
             if (bits.get((int) sequence)) {
