@@ -22,6 +22,7 @@ ROWS = [  # label, scenario, key, unit, higher_is_better
     ("connects/s (connect, CONNACK, DISCONNECT; 8 at once)", "connect-rate", "connects_per_s", "", True),
     ("idle connections: connects/s", "idle", "connects_per_s", "", True),
     ("idle connections: broker RSS per connection, KiB", "idle", "rss_per_connection_kib", "", False),
+    ("idle connections: live heap per connection after full GC, KiB", "idle", "heap_per_connection_kib", "", False),
 ]
 
 

@@ -24,6 +24,7 @@ final class IdleScenario {
     private final int concurrency;
     private final long hold;
     private final long brokerPid;
+    private final boolean jcmd;
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
     private final AtomicInteger failed = new AtomicInteger();
 
@@ -33,11 +34,14 @@ final class IdleScenario {
         this.concurrency = options.integer("concurrency", 64, 1, 100_000);
         this.hold = options.nanos("hold", 5);
         this.brokerPid = options.longValue("broker-pid", 0);
+        this.jcmd = options.flag("jcmd");
+        if (jcmd && brokerPid == 0) throw new Options.UsageException("--jcmd needs --broker-pid");
     }
 
     Report run() throws InterruptedException {
         var report = new Report("idle");
         report.put("label", context.label()).put("connections", count);
+        long heapBefore = jcmd ? liveHeapBytes(brokerPid) : -1;
         long rssBefore = brokerPid > 0 ? rssBytes(brokerPid) : -1;
         var settled = new CountDownLatch(count);
         var loops = context.loops();
@@ -71,6 +75,7 @@ final class IdleScenario {
         double connectSeconds = (connectedAt - start) / 1e9;
         Thread.sleep(hold / 1_000_000);
         long rssAfter = brokerPid > 0 ? rssBytes(brokerPid) : -1;
+        long heapAfter = jcmd ? liveHeapBytes(brokerPid) : -1;
         int stillOpen = 0;
         for (var list : perLoop) for (var c : list) if (c.connected) stillOpen++;
         for (int l = 0; l < loops.length; l++) {
@@ -89,6 +94,15 @@ final class IdleScenario {
                     .put("rss_per_connection_kib", perConnection);
             report.say("broker RSS %,d -> %,d KiB, %.2f KiB per connection", rssBefore / 1024, rssAfter / 1024, perConnection);
         }
+        if (jcmd && heapBefore >= 0 && heapAfter >= 0) {
+            double perConnection = connected > 0 ? (heapAfter - heapBefore) / 1024.0 / connected : 0;
+            report.put("heap_before_kib", heapBefore / 1024).put("heap_after_kib", heapAfter / 1024)
+                    .put("heap_per_connection_kib", perConnection);
+            report.say("live heap after full GC %,d -> %,d KiB, %.2f KiB per connection", heapBefore / 1024,
+                    heapAfter / 1024, perConnection);
+        } else if (jcmd) {
+            errors.add("jcmd could not read the broker's heap");
+        }
         if (failed.get() > 0) errors.add(failed.get() + " connections failed");
         if (stillOpen < connected) errors.add((connected - stillOpen) + " connections closed during the hold");
         errors.stream().distinct().limit(10).forEach(report::error);
@@ -105,6 +119,39 @@ final class IdleScenario {
         } catch (IOException e) {
             throw new Options.UsageException("cannot read /proc/" + pid + "/status: " + e.getMessage());
         }
+    }
+
+    /**
+     * A JVM broker's live heap: {@code jcmd PID GC.run} (a full collection), then the "used" figure
+     * of {@code jcmd PID GC.heap_info}; -1 when jcmd fails.
+     */
+    static long liveHeapBytes(long pid) {
+        try {
+            if (runJcmd(pid, "GC.run") == null) return -1;
+            var info = runJcmd(pid, "GC.heap_info");
+            return info == null ? -1 : parseHeapUsedKib(info) * 1024;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static String runJcmd(long pid, String command) throws InterruptedException {
+        try {
+            var process = new ProcessBuilder("jcmd", Long.toString(pid), command).redirectErrorStream(true).start();
+            var output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) return null;
+            return output;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The first "used NNNK" in GC.heap_info output (the whole heap's line comes first). */
+    static long parseHeapUsedKib(String heapInfo) {
+        var matcher = java.util.regex.Pattern.compile("used (\\d+)K").matcher(heapInfo);
+        if (!matcher.find()) return -1;
+        return Long.parseLong(matcher.group(1));
     }
 
     static long parseKib(String statusLine) {

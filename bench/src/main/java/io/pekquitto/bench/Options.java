@@ -8,7 +8,7 @@ import java.util.Set;
 final class Options {
 
     static final Set<String> SCENARIOS = Set.of("fanin", "fanout", "latency", "idle", "connect-rate");
-    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help");
+    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd");
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
             "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag");
@@ -41,6 +41,7 @@ final class Options {
               --connections N     idle connections [10000]
               --hold S            idle: seconds to hold the connections [5]
               --broker-pid PID    idle: read the broker's VmRSS from /proc/PID/status before and after
+              --jcmd              idle, JVM broker: full GC (jcmd PID GC.run) and read its live heap before and after
               --concurrency N     connects in progress at once: idle [64], connect-rate [8]
               --keepalive S       CONNECT keep-alive [60]
               --mqtt5             CONNECT as MQTT 5.0 (default 3.1.1)

@@ -33,6 +33,13 @@ class OptionsTest {
     }
 
     @Test
+    void heapInfoParses() {
+        var info = " garbage-first heap   total 262144K, used 27012K [0x0000000700000000, 0x0000000800000000)\n"
+                + "  region size 1024K, 12 young (12288K), 0 survivors (0K)\n";
+        assertEquals(27_012, IdleScenario.parseHeapUsedKib(info));
+    }
+
+    @Test
     void percentilesUseTheNearestRank() {
         long[] sorted = new long[100];
         for (int i = 0; i < 100; i++) sorted[i] = (i + 1) * 1_000L;
