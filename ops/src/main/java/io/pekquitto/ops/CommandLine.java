@@ -81,8 +81,6 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
     private static BrokerSettings withFirstListenerPort(BrokerSettings s, int port) {
         var listeners = new ArrayList<>(s.listeners());
         listeners.set(0, new ListenerSettings(listeners.get(0).host(), port));
-        return new BrokerSettings(s.shards(), listeners, s.maxPacketSize(), s.maxKeepAlive(), s.receiveMaximum(),
-                s.maxInflightMessages(), s.maxQueuedMessages(), s.queueQos0Messages(), s.retainAvailable(), s.maxQos(),
-                s.topicAliasMaximum(), s.maxSessionExpiry(), s.connectTimeout());
+        return s.withListeners(listeners);
     }
 }

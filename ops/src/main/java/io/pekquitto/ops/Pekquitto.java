@@ -34,10 +34,6 @@ public final class Pekquitto implements AutoCloseable {
      * @throws IllegalStateException if a listener cannot be bound (the message names it)
      */
     public static Pekquitto start(BrokerSettings settings) {
-        if (settings.shards() != 1) {
-            throw new IllegalArgumentException("pekquitto.shards = " + settings.shards()
-                    + ": only 1 shard is supported until the cross-shard mesh is built");
-        }
         var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigLoader.actorSystemConfig());
         var system = ActorSystem.create(Broker.create(settings), "pekquitto", config);
         try {
@@ -66,6 +62,11 @@ public final class Pekquitto implements AutoCloseable {
     /** The bound port of the first listener. */
     public int port() {
         return boundAddresses.get(0).getPort();
+    }
+
+    /** The broker's actor system: the guardian is the Broker, shards are its children {@code shard-N}. */
+    public ActorSystem<Broker.Command> actorSystem() {
+        return system;
     }
 
     /** Blocks until the broker has stopped (for {@code Main}). */

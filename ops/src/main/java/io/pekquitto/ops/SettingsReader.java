@@ -9,6 +9,7 @@ import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
+import io.pekquitto.shards.Placement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -48,7 +49,8 @@ public final class SettingsReader {
                     config.getInt(path("max-qos")),
                     config.getInt(path("topic-alias-maximum")),
                     maxSessionExpiry(config),
-                    connectTimeout(config));
+                    connectTimeout(config),
+                    Placement.parse(config.getString(path("placement"))));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);

@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -43,6 +45,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private final BrokerSettings settings;
     private final List<ActorRef<Shard.Command>> shards = new ArrayList<>();
+    private final AtomicIntegerArray connectionsPerShard;
     private final InetSocketAddress[] boundAddresses;
     private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
     private Optional<String> bindFailure = Optional.empty();
@@ -73,27 +76,28 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Broker(ActorContext<Command> context, BrokerSettings settings) {
         super(context);
         this.settings = settings;
-        if (settings.shards() != 1) {
-            // The cross-shard mesh is not built yet: N shards would each see only their own subscribers.
-            throw new IllegalArgumentException("pekquitto.shards = " + settings.shards()
-                    + ": only 1 shard is supported until the cross-shard mesh is built");
-        }
+        this.connectionsPerShard = new AtomicIntegerArray(settings.shards());
+        var mesh = new AtomicReference<List<ActorRef<Shard.Command>>>();
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
-            var shard = Behaviors.supervise(Shard.create(settings, dispatcher)).onFailure(SupervisorStrategy.restart());
+            var shard = Behaviors.supervise(Shard.create(settings, dispatcher, mesh, connectionsPerShard))
+                    .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }
+        // Published before any shard can fail, so a restarted shard finds its peers; sent for the first start.
+        mesh.set(List.copyOf(shards));
+        for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
         for (int i = 0; i < settings.listeners().size(); i++) bind(i, settings.listeners().get(i));
     }
 
     private void bind(int index, ListenerSettings listener) {
         var materializer = Materializer.createMaterializer(getContext());
-        var assigner = new RoundRobin<>(shards);
+        var placement = new ShardPlacement(settings.placement(), shards, connectionsPerShard);
         List<Inet.SocketOption> options = List.of(TcpSO.tcpNoDelay(true));
         var binding = Tcp.get(getContext().getSystem())
                 .bind(listener.host(), listener.port(), 1024, options, false, Optional.empty())
-                .to(Sink.foreach(connection -> assigner.next().tell(new Shard.Accept(connection))))
+                .to(Sink.foreach(connection -> placement.next().tell(new Shard.Accept(connection))))
                 .run(materializer);
         getContext().pipeToSelf(binding, (bound, failure) -> failure == null
                 ? new ListenerBound(index, bound.localAddress())
@@ -135,19 +139,5 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         var answer = new Bound(bindFailure.isPresent() ? List.of() : List.of(boundAddresses), bindFailure);
         waitingForBinding.forEach(replyTo -> replyTo.tell(answer));
         waitingForBinding.clear();
-    }
-
-    /** Spreads new connections over the shards in turn (the listener's stream calls it from one thread). */
-    private static final class RoundRobin<T> {
-        private final List<T> items;
-        private int next;
-
-        RoundRobin(List<T> items) { this.items = List.copyOf(items); }
-
-        T next() {
-            var item = items.get(next);
-            next = (next + 1) % items.size();
-            return item;
-        }
     }
 }

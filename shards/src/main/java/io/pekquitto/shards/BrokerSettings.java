@@ -25,6 +25,7 @@ import java.util.Objects;
  * @param topicAliasMaximum     topic aliases a client may use towards us ({@code pekquitto.topic-alias-maximum})
  * @param maxSessionExpiry      the longest session expiry granted ({@code pekquitto.max-session-expiry})
  * @param connectTimeout        how long a new connection may take to send CONNECT ({@code pekquitto.connect-timeout})
+ * @param placement             how new connections are spread over shards ({@code pekquitto.placement})
  */
 public record BrokerSettings(
         int shards,
@@ -39,7 +40,8 @@ public record BrokerSettings(
         int maxQos,
         int topicAliasMaximum,
         Duration maxSessionExpiry,
-        Duration connectTimeout) {
+        Duration connectTimeout,
+        Placement placement) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -48,6 +50,7 @@ public record BrokerSettings(
         listeners = List.copyOf(listeners);
         Objects.requireNonNull(maxSessionExpiry, "maxSessionExpiry");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(placement, "placement");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,
@@ -60,6 +63,16 @@ public record BrokerSettings(
         require(maxQos >= 0 && maxQos <= 2, "max-qos must be 0, 1 or 2, not " + maxQos);
         require(topicAliasMaximum >= 0 && topicAliasMaximum <= 65_535,
                 "topic-alias-maximum must be 0..65535, not " + topicAliasMaximum);
+    }
+
+    /** The settings with round-robin placement. */
+    public BrokerSettings(int shards, List<ListenerSettings> listeners, int maxPacketSize, int maxKeepAlive,
+                          int receiveMaximum, int maxInflightMessages, int maxQueuedMessages, boolean queueQos0Messages,
+                          boolean retainAvailable, int maxQos, int topicAliasMaximum, Duration maxSessionExpiry,
+                          Duration connectTimeout) {
+        this(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum, maxInflightMessages, maxQueuedMessages,
+                queueQos0Messages, retainAvailable, maxQos, topicAliasMaximum, maxSessionExpiry, connectTimeout,
+                Placement.ROUND_ROBIN);
     }
 
     private static void require(boolean condition, String message) {
@@ -75,6 +88,18 @@ public record BrokerSettings(
     public BrokerSettings withShards(int newShards) {
         return new BrokerSettings(newShards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement);
+    }
+
+    public BrokerSettings withListeners(List<ListenerSettings> newListeners) {
+        return new BrokerSettings(shards, newListeners, maxPacketSize, maxKeepAlive, receiveMaximum,
+                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement);
+    }
+
+    public BrokerSettings withPlacement(Placement newPlacement) {
+        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
+                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement);
     }
 }

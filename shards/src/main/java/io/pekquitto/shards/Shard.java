@@ -2,18 +2,44 @@ package io.pekquitto.shards;
 
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.routing.RetainedIndex;
 import io.pekquitto.routing.SubscriptionTrie;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionStage;
 import io.pekquitto.shards.connection.Transport;
+import io.pekquitto.shards.mesh.ControlMessage;
+import io.pekquitto.shards.mesh.ControlMessage.Claim;
+import io.pekquitto.shards.mesh.ControlMessage.Ended;
+import io.pekquitto.shards.mesh.ControlMessage.HandOver;
+import io.pekquitto.shards.mesh.ControlMessage.Handoff;
+import io.pekquitto.shards.mesh.ControlMessage.Hello;
+import io.pekquitto.shards.mesh.ControlMessage.InterestAdded;
+import io.pekquitto.shards.mesh.ControlMessage.InterestRemoved;
+import io.pekquitto.shards.mesh.ControlMessage.Joined;
+import io.pekquitto.shards.mesh.ControlMessage.Left;
+import io.pekquitto.shards.mesh.ControlMessage.MigratedSession;
+import io.pekquitto.shards.mesh.ControlMessage.Resync;
+import io.pekquitto.shards.mesh.ControlMessage.SharedJoin;
+import io.pekquitto.shards.mesh.ControlMessage.Sync;
+import io.pekquitto.shards.mesh.ControlMessage.SyncAck;
+import io.pekquitto.shards.mesh.DataPlane;
+import io.pekquitto.shards.mesh.Forwarded;
+import io.pekquitto.shards.mesh.Interest;
+import io.pekquitto.shards.mesh.SessionDirectory;
+import io.pekquitto.shards.mesh.SharedGroups;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -28,14 +54,28 @@ import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Tcp;
 
 /**
- * A shard: one single-thread dispatcher that owns a set of client sessions, their subscriptions, the
- * retained messages and the connection actors (its children, on the same thread). Sessions, the
- * subscription index and the retained index are plain single-threaded structures: no locks.
+ * A shard: one single-thread dispatcher that owns a set of client sessions, their subscriptions, a copy
+ * of the retained messages and the connection actors (its children, on the same thread). Its indexes
+ * are plain single-threaded structures: no locks.
  *
- * <p>A session is in one of three states here. Online: its connection actor holds the {@link Session}
- * and the shard routes to the actor. Offline (persistent session, no connection): the shard holds the
- * Session and queues into it. Taking over: a new connection waits for the old one to hand the Session
- * back ({@link Release}); messages routed meanwhile are held and given to the new connection.
+ * <h2>Sessions</h2>
+ * A session here is online (its connection actor holds the {@link Session}; the shard routes to the
+ * actor), offline (the shard holds the Session and queues into it), or being taken over (a new
+ * connection waits for the old one to hand the Session back with {@link Release}; messages routed
+ * meanwhile are held for the new one).
+ *
+ * <h2>The mesh (more than one shard)</h2>
+ * A client may connect on any shard. Its home shard ({@link SessionDirectory#homeOf}) records which
+ * shard owns its session: a CONNECT becomes a {@link Claim} to the home, which tells the old owner to
+ * hand the session over ({@link HandOver}); the owner closes the old connection and sends the session,
+ * its subscriptions and its queued and in-flight messages to the claimant ({@link Handoff}). Each shard
+ * announces the filters it has subscribers for ({@link Interest}), and a publish is routed locally and
+ * forwarded, batched, to the shards with matching filters ({@link DataPlane}); retained messages go to
+ * every shard, each keeping a copy of the index (the payloads are shared, not copied). Shared
+ * subscriptions are replicated on every shard ({@link SharedGroups}); the publishing shard picks the
+ * member. A SUBSCRIBE is answered only once every peer has applied its announcements (a {@link Sync}
+ * barrier), so a message published after the SUBACK reaches the new subscription from any shard.
+ * A single-shard broker skips all of it.
  */
 public final class Shard extends AbstractBehavior<Shard.Command> {
 
@@ -43,6 +83,9 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     /** A new TCP connection from a listener, to be served by this shard. */
     public record Accept(Tcp.IncomingConnection connection) implements Command {}
+
+    /** From the Broker: this shard's index and every shard of the broker, itself included. */
+    public record Peers(int index, List<ActorRef<Command>> shards) implements Command {}
 
     /** A CONNECT was accepted by the connection; attach it to the client's session. */
     public record Connect(String clientId, boolean cleanStart, long sessionExpiryInterval,
@@ -60,13 +103,34 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     /** A connection's routes so far are done: it may read its socket again (backpressure, see Connection). */
     public record ResumeReading(Transport transport) implements Command {}
 
+    /**
+     * A connection's queue is filling faster than its client acknowledges (or has drained again): while
+     * any connection here is congested, publishers here stop reading and peers' batches wait for their
+     * acknowledgement, so QoS 1/2 messages are slowed down instead of dropped.
+     */
+    public record Congestion(ActorRef<Connection.Command> connection, boolean congested) implements Command {}
+
     /** The connection has ended; the session goes back to the shard (or ends, with expiry 0). */
     public record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
                           long sessionExpiryInterval) implements Command {}
 
+    /** Data plane: a batch of publishes forwarded by shard {@code from}. */
+    public record Forward(int from, List<Forwarded> items) implements Command {}
+
+    /** Data plane: shard {@code from} has processed one of our batches (a credit back). */
+    public record ForwardAck(int from) implements Command {}
+
+    /** Control plane: a message from shard {@code from}, in send order per pair. */
+    public record Control(int from, ControlMessage message) implements Command {}
+
+    /** Test hook for the supervision tests: the shard throws, and its supervisor restarts it. */
+    public enum InjectFailure implements Command { INSTANCE }
+
     private record ConnectionStopped(ActorRef<Connection.Command> connection) implements Command {}
 
     private record SessionExpiryCheck(String clientId, long generation) implements Command {}
+
+    private enum FlushMesh implements Command { INSTANCE }
 
     /** Pekko's scheduler cannot hold timers of years; long expiries are checked in steps of this. */
     private static final Duration LONGEST_TIMER = Duration.ofDays(7);
@@ -75,6 +139,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private final String dispatcher;
     private final TimerScheduler<Command> timers;
     private final Materializer materializer;
+    private final AtomicIntegerArray connectionsPerShard;
     private final Map<String, ClientState> clients = new HashMap<>();
     private final Map<ActorRef<Connection.Command>, String> clientIdByConnection = new HashMap<>();
     private final SubscriptionTrie<String, SubscriptionEntry> subscriptions = new SubscriptionTrie<>();
@@ -82,6 +147,26 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     /** Per-publish scratch: one delivery per client however many of its subscriptions match. */
     private final Map<String, Delivery> deliveries = new HashMap<>();
     private long connectionSequence;
+
+    // The mesh; with one shard, peers is just this shard and none of it is used.
+    private int index;
+    private List<ActorRef<Command>> peers = List.of();
+    private DataPlane dataPlane = new DataPlane(1);
+    private boolean[] destinations = new boolean[1];
+    private boolean flushScheduled;
+    private final List<Transport> pausedReaders = new ArrayList<>();
+    private final Set<ActorRef<Connection.Command>> congested = new HashSet<>();
+    /** Peers whose batch acknowledgements wait for a congestion here to end. */
+    private final List<Integer> postponedAcks = new ArrayList<>();
+    private final Interest interest = new Interest();
+    private final SharedGroups shared = new SharedGroups();
+    private final SessionDirectory directory = new SessionDirectory();
+    /** CONNECTs waiting for the home shard's answer to our claim, by client id. */
+    private final Map<String, Connect> claims = new HashMap<>();
+    /** Claims overtaken by a later claim elsewhere: pass the session on to that shard when it comes. */
+    private final Map<String, Integer> passOnTo = new HashMap<>();
+    private final Map<Long, Barrier> barriers = new HashMap<>();
+    private long nextToken;
 
     /** What the shard knows of one client id. */
     private static final class ClientState {
@@ -92,10 +177,13 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         long sessionExpiryInterval;
         Connect waitingTakeover;
         List<Message> heldDuringTakeover;
+        int handOverTo = SessionDirectory.NONE;
         long generation;
         long expiresAtNanos;
 
         ClientState(String clientId) { this.clientId = clientId; }
+
+        boolean isOffline() { return connection == null && waitingTakeover == null; }
     }
 
     /** The aggregate of one client's matching subscriptions for one message. */
@@ -105,37 +193,76 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         List<Integer> subscriptionIdentifiers;
     }
 
-    public static Behavior<Command> create(BrokerSettings settings, String dispatcher) {
+    /** A continuation waiting for every peer to acknowledge a {@link Sync}. */
+    private static final class Barrier {
+        int waiting;
+        final Runnable then;
+
+        Barrier(int waiting, Runnable then) {
+            this.waiting = waiting;
+            this.then = then;
+        }
+    }
+
+    /**
+     * @param mesh                 the broker's shards, set once all are spawned; a restarted shard reads it
+     * @param connectionsPerShard  live connections per shard, for the least-connections placement
+     */
+    public static Behavior<Command> create(BrokerSettings settings, String dispatcher,
+                                           AtomicReference<List<ActorRef<Command>>> mesh,
+                                           AtomicIntegerArray connectionsPerShard) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Shard(context, timers, settings, dispatcher)));
+                timers -> new Shard(context, timers, settings, dispatcher, mesh, connectionsPerShard)));
+    }
+
+    /** A shard alone, for tests. */
+    public static Behavior<Command> create(BrokerSettings settings, String dispatcher) {
+        return create(settings, dispatcher, new AtomicReference<>(), new AtomicIntegerArray(1));
     }
 
     private Shard(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
-                  String dispatcher) {
+                  String dispatcher, AtomicReference<List<ActorRef<Command>>> mesh,
+                  AtomicIntegerArray connectionsPerShard) {
         super(context);
         this.settings = settings;
         this.dispatcher = dispatcher;
         this.timers = timers;
+        this.connectionsPerShard = connectionsPerShard;
         this.materializer = Materializer.createMaterializer(context);
+        var shards = mesh.get();
+        if (shards != null) joinMesh(shards.indexOf(context.getSelf()), shards);  // restarted by the supervisor
     }
+
+    private boolean isMesh() { return peers.size() > 1; }
 
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
                 .onMessage(Accept.class, this::onAccept)
+                .onMessage(Peers.class, peersMessage -> {
+                    joinMesh(peersMessage.index(), peersMessage.shards());
+                    return this;
+                })
                 .onMessage(Connect.class, this::onConnect)
                 .onMessage(Route.class, this::onRoute)
                 .onMessage(Subscribe.class, this::onSubscribe)
                 .onMessage(Unsubscribe.class, this::onUnsubscribe)
-                .onMessage(ResumeReading.class, resume -> {
-                    resume.transport().readMore();
-                    return this;
-                })
+                .onMessage(ResumeReading.class, this::onResumeReading)
+                .onMessage(Congestion.class, this::onCongestion)
                 .onMessage(Release.class, this::onRelease)
+                .onMessage(Forward.class, this::onForward)
+                .onMessage(ForwardAck.class, this::onForwardAck)
+                .onMessage(Control.class, this::onControl)
+                .onMessageEquals(FlushMesh.INSTANCE, this::onFlushMesh)
+                .onMessageEquals(InjectFailure.INSTANCE, () -> {
+                    throw new IllegalStateException("failure injected into shard-" + index);
+                })
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(SessionExpiryCheck.class, this::onSessionExpiryCheck)
                 .build();
     }
+
+    // ---- connections
 
     private Behavior<Command> onAccept(Accept accept) {
         var connection = getContext().spawn(
@@ -151,28 +278,42 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     }
 
     private Behavior<Command> onConnect(Connect connect) {
-        var state = clients.get(connect.clientId());
         clientIdByConnection.put(connect.connection(), connect.clientId());
-        if (state != null && state.connection != null) {
+        if (!isMesh()) {
+            connectLocally(connect);
+            return this;
+        }
+        var previous = claims.put(connect.clientId(), connect);
+        if (previous != null) {
+            // A second CONNECT here while our claim is out: the claim stands, the first connection loses.
+            if (previous.connection() != null) previous.connection().tell(Connection.TakenOver.INSTANCE);
+            return this;
+        }
+        control(SessionDirectory.homeOf(connect.clientId(), peers.size()), new Claim(connect.clientId()));
+        return this;
+    }
+
+    /** CONNECT for a client whose session, if any, is on this shard. */
+    private void connectLocally(Connect connect) {
+        var state = clients.get(connect.clientId());
+        if (state != null && (state.connection != null || state.waitingTakeover != null)) {
             // [MQTT-3.1.4-3] the existing connection is closed; it hands the session back first.
             if (state.waitingTakeover != null) {
-                // A third connection while a takeover is pending: the waiting one loses.
-                state.waitingTakeover.connection().tell(Connection.TakenOver.INSTANCE);
+                state.waitingTakeover.connection().tell(Connection.TakenOver.INSTANCE);  // a third one: the waiting one loses
             } else {
                 state.connection.tell(Connection.TakenOver.INSTANCE);
                 state.heldDuringTakeover = new ArrayList<>();
             }
             state.waitingTakeover = connect;
-            return this;
+            return;
         }
         attach(connect, state);
-        return this;
     }
 
     private void attach(Connect connect, ClientState existing) {
         var state = existing;
         if (state != null && connect.cleanStart()) {
-            discard(state);
+            discard(state, false);
             state = null;
         }
         boolean sessionPresent = state != null;
@@ -201,20 +342,25 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onRelease(Release release) {
         clientIdByConnection.remove(release.connection());
         var state = clients.get(release.clientId());
-        if (state == null) return this;
-        if (state.connection != release.connection()) {
-            // A connection that lost a pending takeover never held the session.
-            return this;
+        if (state == null || state.connection != release.connection()) {
+            return this;  // a connection that lost a pending takeover never held the session
         }
         detach(state, release.session(), release.sessionExpiryInterval());
         return this;
     }
 
     private Behavior<Command> onConnectionStopped(ConnectionStopped stopped) {
+        connectionsPerShard.decrementAndGet(index);
+        if (congested.remove(stopped.connection())) relieve();
         var clientId = clientIdByConnection.remove(stopped.connection());
         if (clientId == null) return this;
+        var claim = claims.get(clientId);
+        if (claim != null && claim.connection().equals(stopped.connection())) {
+            claims.put(clientId, new Connect(clientId, false, 0, null));  // keep the claim: the session still comes here
+            return this;
+        }
         var state = clients.get(clientId);
-        if (state != null && state.connection == stopped.connection()) {
+        if (state != null && stopped.connection().equals(state.connection)) {
             // It stopped without handing its session back (it failed): its in-flight state is lost,
             // its subscriptions are kept for the session's lifetime.
             getContext().getLog().warn("[{}] connection stopped without releasing its session", clientId);
@@ -226,23 +372,26 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private void detach(ClientState state, Session session, long sessionExpiryInterval) {
         state.connection = null;
         state.sessionExpiryInterval = sessionExpiryInterval;
+        state.session = session;
+        if (state.handOverTo != SessionDirectory.NONE) {
+            migrateOut(state, state.handOverTo);
+            return;
+        }
         if (state.waitingTakeover != null) {
             var waiting = state.waitingTakeover;
             if (sessionExpiryInterval == 0) {
-                discard(state);
+                discard(state, true);
                 attach(waiting, null);
             } else {
-                state.session = session;
                 attach(waiting, state);
             }
             return;
         }
         if (sessionExpiryInterval == 0) {
-            discard(state);
+            discard(state, true);
             return;
         }
         session.dropQueuedQos0();
-        state.session = session;
         state.generation++;
         if (sessionExpiryInterval != Session.NEVER_EXPIRES) {
             state.expiresAtNanos = System.nanoTime() + Duration.ofSeconds(sessionExpiryInterval).toNanos();
@@ -258,29 +407,55 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     private Behavior<Command> onSessionExpiryCheck(SessionExpiryCheck check) {
         var state = clients.get(check.clientId());
-        if (state == null || state.generation != check.generation() || state.connection != null) return this;
+        if (state == null || state.generation != check.generation() || !state.isOffline()) return this;
         if (System.nanoTime() - state.expiresAtNanos >= 0) {
             getContext().getLog().debug("[{}] session expired", check.clientId());
-            discard(state);
+            discard(state, true);
         } else {
             scheduleExpiryCheck(state);
         }
         return this;
     }
 
-    /** Ends a session: its subscriptions leave the index and its state is forgotten. */
-    private void discard(ClientState state) {
-        for (var filter : state.subscriptions.keySet()) subscriptions.remove(filter, state.clientId);
+    /**
+     * Ends a session: its subscriptions leave the indexes, messages of shared subscriptions go to other
+     * members, its home shard is told (unless a new connection takes the client id over right away).
+     */
+    private void discard(ClientState state, boolean tellHome) {
+        for (var entry : state.subscriptions.entrySet()) unsubscribeLocally(state.clientId, entry.getKey());
         state.subscriptions.clear();
         clients.remove(state.clientId);
+        if (state.session != null) {
+            for (var message : state.session.takeSharedMessages()) redeliverShared(message, state.clientId);
+        }
+        // With a claim of ours on its way, the home is about to record us as owner again: no Ended then.
+        if (tellHome && isMesh() && !claims.containsKey(state.clientId)) {
+            control(SessionDirectory.homeOf(state.clientId, peers.size()), new Ended(state.clientId));
+        }
     }
+
+    // ---- routing
 
     private Behavior<Command> onRoute(Route route) {
         var message = route.message();
         if (message.retain()) retain(message);
+        deliverLocally(route.publisherId(), message);
+        deliverShared(route.publisherId(), message);
+        if (!isMesh()) return this;
+        interest.remoteShardsFor(message.topic(), destinations);
+        for (int shard = 0; shard < destinations.length; shard++) {
+            if (shard == index || !(destinations[shard] || message.retain())) continue;
+            forward(shard, new Forwarded(route.publisherId(), message, null, null));
+        }
+        Arrays.fill(destinations, false);
+        return this;
+    }
+
+    /** Delivers to this shard's own subscribers: one delivery per client, the spec's overlap rules. */
+    private void deliverLocally(String publisherId, Message message) {
         subscriptions.forEachMatch(message.topic(), (filter, clientId, entry) -> {
             var options = entry.options();
-            if (options.noLocal() && clientId.equals(route.publisherId())) return;  // [MQTT-3.8.3-3]
+            if (options.noLocal() && clientId.equals(publisherId)) return;  // [MQTT-3.8.3-3]
             var delivery = deliveries.computeIfAbsent(clientId, id -> new Delivery());
             if (options.maximumQos().value() > delivery.qos.value()) delivery.qos = options.maximumQos();
             delivery.retainAsPublished |= options.retainAsPublished();
@@ -289,7 +464,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 delivery.subscriptionIdentifiers.add(entry.subscriptionIdentifier());
             }
         });
-        if (deliveries.isEmpty()) return this;
+        if (deliveries.isEmpty()) return;
         for (var entry : deliveries.entrySet()) {
             var delivery = entry.getValue();
             var qos = QoS.min(message.qos(), delivery.qos);  // [MQTT-3.8.4-8] the lower of the two
@@ -304,7 +479,42 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             deliver(entry.getKey(), message.with(qos, retainFlag, properties));
         }
         deliveries.clear();
-        return this;
+    }
+
+    /** Picks one member of each matching shared group, round-robin across all shards (4.8.2). */
+    private void deliverShared(String publisherId, Message message) {
+        shared.forEachMatch(message.topic(), group -> {
+            var member = group.next(null);
+            if (member != null) sendToMember(group, member, publisherId, message);
+        });
+    }
+
+    private void sendToMember(SharedGroups.Group group, SharedGroups.Member member, String publisherId, Message message) {
+        if (member.shard() == index) {
+            deliverToMember(group, member, message);
+        } else {
+            forward(member.shard(), new Forwarded(publisherId, message, member.clientId(), group.sharedFilter()));
+        }
+    }
+
+    private void deliverToMember(SharedGroups.Group group, SharedGroups.Member member, Message message) {
+        var options = member.entry().options();
+        var properties = message.properties();
+        if (member.entry().subscriptionIdentifier() != 0) {
+            properties = properties.toBuilder().addSubscriptionIdentifier(member.entry().subscriptionIdentifier()).build();
+        }
+        var qos = QoS.min(message.qos(), options.maximumQos());
+        deliver(member.clientId(), message.with(qos, options.retainAsPublished() && message.retain(), properties)
+                .viaShared(group.sharedFilter()));
+    }
+
+    /** A shared message whose member is gone (session ended, or moved): another member gets it. */
+    private void redeliverShared(Message message, String goneClientId) {
+        var sharedFilter = message.sharedFilter();
+        var group = shared.get(TopicFilter.shareGroup(sharedFilter), TopicFilter.sharedFilterTopic(sharedFilter));
+        if (group == null) return;  // nobody left in the group: the message has no subscriber
+        var member = group.next(goneClientId);
+        if (member != null) sendToMember(group, member, "", message.viaShared(""));
     }
 
     private void retain(Message message) {
@@ -318,7 +528,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     private void deliver(String clientId, Message message) {
         var state = clients.get(clientId);
-        if (state == null) return;
+        if (state == null) {
+            if (message.isShared()) redeliverShared(message, clientId);
+            return;
+        }
         if (state.waitingTakeover != null) {
             if (state.heldDuringTakeover.size() < settings.maxQueuedMessages()) state.heldDuringTakeover.add(message);
         } else if (state.connection != null) {
@@ -328,14 +541,113 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         }
     }
 
+    // ---- data plane
+
+    private void forward(int shard, Forwarded item) {
+        if (dataPlane.add(shard, item) && !flushScheduled) {
+            // Everything already in our mailbox is routed before the flush: batches form by themselves.
+            flushScheduled = true;
+            getContext().getSelf().tell(FlushMesh.INSTANCE);
+        }
+    }
+
+    private Behavior<Command> onFlushMesh() {
+        flushScheduled = false;
+        dataPlane.flush(this::sendBatch);
+        return this;
+    }
+
+    private void sendBatch(int destination, List<Forwarded> batch) {
+        peers.get(destination).tell(new Forward(index, batch));
+    }
+
+    private Behavior<Command> onForward(Forward forward) {
+        for (var item : forward.items()) {
+            var message = item.message();
+            if (item.targetClientId() != null) {
+                var group = shared.get(TopicFilter.shareGroup(item.sharedGroup()), TopicFilter.sharedFilterTopic(item.sharedGroup()));
+                var state = clients.get(item.targetClientId());
+                if (group != null && state != null) {
+                    var member = findMember(group, item.targetClientId());
+                    if (member != null) {
+                        deliverToMember(group, member, message);
+                        continue;
+                    }
+                }
+                // The chosen member left or moved while the message travelled: pick another one.
+                if (group != null) {
+                    var other = group.next(item.targetClientId());
+                    if (other != null) sendToMember(group, other, item.publisherId(), message);
+                }
+                continue;
+            }
+            if (message.retain()) retain(message);
+            deliverLocally(item.publisherId(), message);
+        }
+        if (congested.isEmpty()) {
+            peers.get(forward.from()).tell(new ForwardAck(index));
+        } else {
+            postponedAcks.add(forward.from());  // the peer's window fills and it slows its publishers
+        }
+        return this;
+    }
+
+    private static SharedGroups.Member findMember(SharedGroups.Group group, String clientId) {
+        for (var member : group.members()) if (member.clientId().equals(clientId)) return member;
+        return null;
+    }
+
+    private Behavior<Command> onForwardAck(ForwardAck ack) {
+        dataPlane.acknowledged(ack.from());
+        dataPlane.flush(this::sendBatch);
+        resumeReadersIfRelieved();
+        return this;
+    }
+
+    private Behavior<Command> onResumeReading(ResumeReading resume) {
+        if (dataPlane.isOverloaded() || !congested.isEmpty()) {
+            pausedReaders.add(resume.transport());  // QoS 1/2 is never dropped: the publisher waits
+        } else {
+            resume.transport().readMore();
+        }
+        return this;
+    }
+
+    private Behavior<Command> onCongestion(Congestion congestion) {
+        if (congestion.congested()) {
+            congested.add(congestion.connection());
+        } else {
+            congested.remove(congestion.connection());
+            relieve();
+        }
+        return this;
+    }
+
+    /** Once nothing here is congested: peers get their postponed acknowledgements, publishers read again. */
+    private void relieve() {
+        if (!congested.isEmpty()) return;
+        for (var peer : postponedAcks) peers.get(peer).tell(new ForwardAck(index));
+        postponedAcks.clear();
+        resumeReadersIfRelieved();
+    }
+
+    private void resumeReadersIfRelieved() {
+        if (pausedReaders.isEmpty() || !congested.isEmpty() || !dataPlane.isBelowLowWater()) return;
+        pausedReaders.forEach(Transport::readMore);
+        pausedReaders.clear();
+    }
+
+    // ---- subscriptions
+
     private Behavior<Command> onSubscribe(Subscribe subscribe) {
         var state = clients.get(subscribe.clientId());
         var retainedToSend = new ArrayList<Message>();
         if (state != null) {
             for (var request : subscribe.requests()) {
                 var entry = new SubscriptionEntry(request.options(), request.subscriptionIdentifier());
-                var previous = subscriptions.put(request.topicFilter(), subscribe.clientId(), entry);
+                var previous = subscribeLocally(subscribe.clientId(), request.topicFilter(), entry);
                 state.subscriptions.put(request.topicFilter(), entry);
+                if (TopicFilter.isShared(request.topicFilter())) continue;  // no retained messages for shared ones
                 int retainHandling = request.options().retainHandling();
                 // [MQTT-3.3.1-9] 0: send retained messages; [MQTT-3.3.1-10] 1: only for a new subscription.
                 if (retainHandling == 0 || (retainHandling == 1 && previous == null)) {
@@ -343,8 +655,39 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 }
             }
         }
-        subscribe.replyTo().tell(new Connection.Subscribed(subscribe.packetId(), subscribe.reasons(), retainedToSend));
+        var reply = new Connection.Subscribed(subscribe.packetId(), subscribe.reasons(), retainedToSend);
+        afterPeersApplied(() -> subscribe.replyTo().tell(reply));
         return this;
+    }
+
+    /** Adds a subscription to the local indexes and announces what peers must know; returns the previous entry. */
+    private SubscriptionEntry subscribeLocally(String clientId, String topicFilter, SubscriptionEntry entry) {
+        if (TopicFilter.isShared(topicFilter)) {
+            var group = TopicFilter.shareGroup(topicFilter);
+            var filter = TopicFilter.sharedFilterTopic(topicFilter);
+            var existing = shared.get(group, filter);
+            var previous = existing == null ? null : findMember(existing, clientId);
+            var member = new SharedGroups.Member(clientId, index, entry);
+            shared.join(group, filter, member);
+            broadcast(new Joined(group, filter, member));
+            return previous == null ? null : previous.entry();
+        }
+        var previous = subscriptions.put(topicFilter, clientId, entry);
+        if (previous == null && interest.addLocal(topicFilter)) broadcast(new InterestAdded(topicFilter));
+        return previous;
+    }
+
+    private void unsubscribeLocally(String clientId, String topicFilter) {
+        if (TopicFilter.isShared(topicFilter)) {
+            var group = TopicFilter.shareGroup(topicFilter);
+            var filter = TopicFilter.sharedFilterTopic(topicFilter);
+            shared.leave(group, filter, clientId);
+            broadcast(new Left(group, filter, clientId));
+            return;
+        }
+        if (subscriptions.remove(topicFilter, clientId) != null && interest.removeLocal(topicFilter)) {
+            broadcast(new InterestRemoved(topicFilter));
+        }
     }
 
     private void collectRetained(SubscribeRequest request, List<Message> into) {
@@ -363,10 +706,217 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         var reasons = new ArrayList<ReasonCode>(unsubscribe.topicFilters().size());
         for (var filter : unsubscribe.topicFilters()) {
             boolean existed = state != null && state.subscriptions.remove(filter) != null;
-            if (existed) subscriptions.remove(filter, unsubscribe.clientId());
+            if (existed) unsubscribeLocally(unsubscribe.clientId(), filter);
             reasons.add(existed ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED);
         }
         unsubscribe.replyTo().tell(new Connection.Unsubscribed(unsubscribe.packetId(), reasons));
         return this;
+    }
+
+    // ---- control plane
+
+    private void joinMesh(int newIndex, List<ActorRef<Command>> shards) {
+        index = newIndex;
+        peers = List.copyOf(shards);
+        dataPlane = new DataPlane(peers.size());
+        destinations = new boolean[peers.size()];
+        if (isMesh()) broadcast(new Hello());
+    }
+
+    private void control(int shard, ControlMessage message) {
+        peers.get(shard).tell(new Control(index, message));
+    }
+
+    private void broadcast(ControlMessage message) {
+        for (int shard = 0; shard < peers.size(); shard++) if (shard != index) control(shard, message);
+    }
+
+    /** Runs {@code then} once every peer has applied what this shard sent it so far. */
+    private void afterPeersApplied(Runnable then) {
+        if (!isMesh()) {
+            then.run();
+            return;
+        }
+        long token = ++nextToken;
+        barriers.put(token, new Barrier(peers.size() - 1, then));
+        broadcast(new Sync(token));
+    }
+
+    private Behavior<Command> onControl(Control control) {
+        int from = control.from();
+        var message = control.message();
+        if (message instanceof InterestAdded added) {
+            interest.addRemote(added.filter(), from);
+        } else if (message instanceof InterestRemoved removed) {
+            interest.removeRemote(removed.filter(), from);
+        } else if (message instanceof Joined joined) {
+            shared.join(joined.group(), joined.filter(), joined.member());
+        } else if (message instanceof Left left) {
+            shared.leave(left.group(), left.filter(), left.clientId());
+        } else if (message instanceof Sync sync) {
+            control(from, new SyncAck(sync.token()));
+        } else if (message instanceof SyncAck ack) {
+            onSyncAck(ack);
+        } else if (message instanceof Claim claim) {
+            onClaim(from, claim.clientId());
+        } else if (message instanceof HandOver handOver) {
+            onHandOver(handOver.clientId(), handOver.to());
+        } else if (message instanceof Handoff handoff) {
+            onHandoff(handoff);
+        } else if (message instanceof Ended ended) {
+            directory.ended(ended.clientId(), from);
+        } else if (message instanceof Hello) {
+            onHello(from);
+        } else if (message instanceof Resync resync) {
+            resync.filters().forEach(filter -> interest.addRemote(filter, from));
+            resync.members().forEach(join -> shared.join(join.group(), join.filter(), join.member()));
+            resync.ownedClientIds().forEach(clientId -> directory.restore(clientId, from));
+        }
+        return this;
+    }
+
+    private void onSyncAck(SyncAck ack) {
+        var barrier = barriers.get(ack.token());
+        if (barrier == null) return;
+        if (--barrier.waiting == 0) {
+            barriers.remove(ack.token());
+            barrier.then.run();
+        }
+    }
+
+    /** At the home shard: record the claimant as owner; the previous owner hands the session over. */
+    private void onClaim(int claimant, String clientId) {
+        int previous = directory.claim(clientId, claimant);
+        if (previous == SessionDirectory.NONE) {
+            control(claimant, new Handoff(clientId, null, false));
+        } else if (previous == claimant) {
+            control(claimant, new Handoff(clientId, null, true));
+        } else {
+            control(previous, new HandOver(clientId, claimant));
+        }
+    }
+
+    /** At the owner: close the client's connection here, and send its session to {@code to}. */
+    private void onHandOver(String clientId, int to) {
+        if (claims.containsKey(clientId)) {
+            // Our own claim is still on its way: when the session reaches us, it goes on to the later claimant.
+            var overtaken = claims.remove(clientId);
+            if (overtaken.connection() != null) overtaken.connection().tell(Connection.TakenOver.INSTANCE);
+            passOnTo.put(clientId, to);
+            return;
+        }
+        var state = clients.get(clientId);
+        if (state == null) {
+            control(to, new Handoff(clientId, null, false));
+            return;
+        }
+        state.handOverTo = to;
+        if (state.waitingTakeover != null) {
+            state.waitingTakeover.connection().tell(Connection.TakenOver.INSTANCE);
+            state.waitingTakeover = null;
+            requeueHeld(state);
+            if (state.connection == null) migrateOut(state, to);
+        } else if (state.connection != null) {
+            state.connection.tell(Connection.TakenOver.INSTANCE);  // the session follows its Release
+        } else {
+            migrateOut(state, to);
+        }
+    }
+
+    private void requeueHeld(ClientState state) {
+        if (state.heldDuringTakeover == null) return;
+        if (state.session != null) for (var message : state.heldDuringTakeover) state.session.enqueue(message, false);
+        state.heldDuringTakeover = null;
+    }
+
+    /** Sends a session to another shard; its subscriptions leave this shard's indexes. */
+    private void migrateOut(ClientState state, int to) {
+        MigratedSession migrated = null;
+        if (state.sessionExpiryInterval != 0 && state.session != null) {
+            requeueHeld(state);
+            migrated = new MigratedSession(state.session, Map.copyOf(state.subscriptions), state.sessionExpiryInterval);
+            for (var filter : state.subscriptions.keySet()) unsubscribeLocally(state.clientId, filter);
+            state.subscriptions.clear();
+            clients.remove(state.clientId);
+        } else {
+            discard(state, false);
+        }
+        control(to, new Handoff(state.clientId, migrated, false));
+    }
+
+    /** At the claimant: the session (or its absence) arrived; attach the waiting connection. */
+    private void onHandoff(Handoff handoff) {
+        var clientId = handoff.clientId();
+        var passOn = passOnTo.remove(clientId);
+        if (passOn != null) {
+            if (handoff.local()) {
+                var state = clients.get(clientId);
+                if (state != null) {
+                    onHandOver(clientId, passOn);
+                    return;
+                }
+            }
+            control(passOn, new Handoff(clientId, handoff.session(), false));
+            return;
+        }
+        var connect = claims.remove(clientId);
+        if (handoff.local()) {
+            if (connect != null && connect.connection() != null) connectLocally(connect);
+            return;
+        }
+        ClientState state = null;
+        if (handoff.session() != null) {
+            state = install(clientId, handoff.session());
+        }
+        if (connect == null || connect.connection() == null) {
+            // The claiming connection is gone: keep the session here, offline, as its owner.
+            if (state != null) detach(state, state.session, state.sessionExpiryInterval);
+            else control(SessionDirectory.homeOf(clientId, peers.size()), new Ended(clientId));
+            return;
+        }
+        if (state == null) {
+            attach(connect, null);
+            return;
+        }
+        // CONNACK once peers know the moved subscriptions, so messages published after it reach them.
+        var installed = state;
+        afterPeersApplied(() -> attachIfStillHere(connect, installed));
+    }
+
+    private void attachIfStillHere(Connect connect, ClientState state) {
+        if (clients.get(connect.clientId()) != state || !state.isOffline()) {
+            // Claimed again meanwhile (handed on to another shard, or attached to a newer connection here).
+            connect.connection().tell(Connection.TakenOver.INSTANCE);
+            return;
+        }
+        attach(connect, state);
+    }
+
+    /** A migrated session arrives: its subscriptions enter this shard's indexes, announced to peers. */
+    private ClientState install(String clientId, MigratedSession migrated) {
+        var state = new ClientState(clientId);
+        state.session = migrated.session();
+        state.sessionExpiryInterval = migrated.sessionExpiryInterval();
+        clients.put(clientId, state);
+        for (var entry : migrated.subscriptions().entrySet()) {
+            state.subscriptions.put(entry.getKey(), entry.getValue());
+            subscribeLocally(clientId, entry.getKey(), entry.getValue());
+        }
+        return state;
+    }
+
+    /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */
+    private void onHello(int from) {
+        interest.forgetShard(from);
+        shared.forgetShard(from);
+        directory.forgetOwner(from);
+        dataPlane.reset(from);
+        var members = new ArrayList<SharedJoin>();
+        shared.forEachMemberOn(index, (group, member) -> members.add(new SharedJoin(group.name(), group.filter(), member)));
+        var owned = new ArrayList<String>();
+        for (var clientId : clients.keySet()) {
+            if (SessionDirectory.homeOf(clientId, peers.size()) == from) owned.add(clientId);
+        }
+        control(from, new Resync(List.copyOf(interest.localFilters()), members, owned));
     }
 }

@@ -20,6 +20,13 @@ class ArchitectureTest {
     }
 
     @Test
+    void meshRulesDoNotUsePekko() {
+        noClasses().that().resideInAPackage("io.pekquitto.shards.mesh..")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
+                .check(classes);
+    }
+
+    @Test
     void connectionRulesDoNotUsePekko() {
         noClasses().that().haveSimpleName("ConnectNegotiation").or().haveSimpleName("InboundTopicAliases")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")

@@ -97,7 +97,6 @@ public final class ConnectNegotiation {
             connAck.set(PropertyId.MAXIMUM_PACKET_SIZE, (long) settings.maxPacketSize());
         }
         if (settings.topicAliasMaximum() > 0) connAck.set(PropertyId.TOPIC_ALIAS_MAXIMUM, settings.topicAliasMaximum());
-        connAck.set(PropertyId.SHARED_SUBSCRIPTION_AVAILABLE, 0);  // shared subscriptions come with the mesh
 
         long clientMaxPacketSize = properties.maximumPacketSize().orElse((long) BrokerSettings.PROTOCOL_MAX_PACKET_SIZE);
         return Outcome.accept(new Terms(

@@ -84,11 +84,19 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: another connection claimed this client id ([MQTT-3.1.4-3]). */
     public enum TakenOver implements Command { INSTANCE }
 
+    /** Test hook for the supervision tests: the connection throws; it is stopped and its socket closed. */
+    public enum InjectFailure implements Command { INSTANCE }
+
     private enum KeepAliveCheck implements Command { INSTANCE }
 
     private enum ConnectTimeout implements Command { INSTANCE }
 
+    private enum CongestionTimeout implements Command { INSTANCE }
+
     private enum Phase { AWAITING_CONNECT, ATTACHING, CONNECTED, CLOSED }
+
+    /** How long a congested client may hold publishers back before it counts as stuck. */
+    private static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
 
     /** Above this many bytes waiting for the socket, QoS 0 deliveries are dropped (a slow reader). */
     private static final long OUTBOUND_QOS0_LIMIT = 1 << 20;
@@ -112,6 +120,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Set when closing while attaching: release the session as soon as it arrives. */
     private boolean publishWillOnRelease;
     private long droppedQos0;
+    /** Whether the shard holds publishers back for this client's queue. */
+    private boolean congested;
+    /** Set when a congestion timed out; cleared once the queue has drained. */
+    private boolean gaveUpCongestion;
     /** Whether messages were routed since the last chunk was requested (see {@link #requestBytes()}). */
     private boolean routedSinceRead;
 
@@ -142,7 +154,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 .onMessage(Unsubscribed.class, this::onUnsubscribed)
                 .onMessageEquals(TakenOver.INSTANCE, this::onTakenOver)
                 .onMessageEquals(KeepAliveCheck.INSTANCE, this::onKeepAliveCheck)
+                .onMessageEquals(InjectFailure.INSTANCE, () -> {
+                    throw new IllegalStateException("failure injected into the connection of [" + clientId + "]");
+                })
                 .onMessageEquals(ConnectTimeout.INSTANCE, this::onConnectTimeout)
+                .onMessageEquals(CongestionTimeout.INSTANCE, this::onCongestionTimeout)
                 .onSignal(PostStop.class, signal -> onPostStop())
                 .build();
     }
@@ -278,7 +294,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 clientId, remote, version, attached.sessionPresent());
         if (terms.keepAliveSeconds() > 0) scheduleKeepAliveCheck(keepAliveLimit());
         if (attached.sessionPresent()) session.resend(this::write);  // [MQTT-4.4.0-1]
-        session.drain(terms.clientReceiveMaximum(), this::writePublish);
+        drainQueue();
         return readPackets();
     }
 
@@ -336,14 +352,14 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onPubAck(PubAck ack) {
-        if (session.acknowledge(ack.packetId())) session.drain(terms.clientReceiveMaximum(), this::writePublish);
+        if (session.acknowledge(ack.packetId())) drainQueue();
         return this;
     }
 
     private Behavior<Command> onPubRec(PubRec rec) {
         if (rec.reason().isError()) {
             session.abandon(rec.packetId());
-            session.drain(terms.clientReceiveMaximum(), this::writePublish);
+            drainQueue();
         } else if (session.received(rec.packetId())) {
             write(new PubRel(rec.packetId()));  // [MQTT-4.3.3-4]
         } else if (version.hasProperties()) {
@@ -361,7 +377,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onPubComp(PubComp comp) {
-        if (session.complete(comp.packetId())) session.drain(terms.clientReceiveMaximum(), this::writePublish);
+        if (session.complete(comp.packetId())) drainQueue();
         return this;
     }
 
@@ -377,8 +393,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             var options = subscription.options();
             if (!TopicFilter.isValid(filter)) {
                 reasons.add(ReasonCode.TOPIC_FILTER_INVALID);  // 3.1.1 encodes it as 0x80
-            } else if (TopicFilter.isShared(filter)) {
-                reasons.add(ReasonCode.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED);
+            } else if (TopicFilter.isShared(filter) && options.noLocal()) {
+                // [MQTT-3.8.3-4] No Local on a shared subscription is a Protocol Error.
+                return disconnect(ReasonCode.PROTOCOL_ERROR, "No Local on a shared subscription", true);
             } else {
                 var granted = QoS.min(options.maximumQos(), QoS.of(settings.maxQos()));
                 requests.add(new SubscribeRequest(filter, new SubscriptionOptions(granted, options.noLocal(),
@@ -449,9 +466,47 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         } else if (session.canSendNow(terms.clientReceiveMaximum())) {
             if (!fitsClientMaximum(message)) return;
             writePublish(session.startFlight(message));
-        } else if (!session.enqueue(message, false)) {
+        } else if (!session.enqueue(message, false, congested)) {
             getContext().getLog().debug("[{}] queue full: message on [{}] dropped", clientId, message.topic());
+        } else if (!congested && !gaveUpCongestion && session.queuedCount() >= congestionHighWater()) {
+            // The client acknowledges slower than messages arrive: ask the shard to slow the publishers
+            // down before the queue is full and QoS 1/2 messages would be dropped (DESIGN.md).
+            congested = true;
+            shard.tell(new Shard.Congestion(getContext().getSelf(), true));
+            timers.startSingleTimer(CongestionTimeout.INSTANCE, CONGESTION_TIMEOUT);
         }
+    }
+
+    private int congestionHighWater() {
+        return Math.max(1, settings.maxQueuedMessages() / 2);
+    }
+
+    /** Sends what the in-flight window allows, and tells the shard when a congestion is over. */
+    private void drainQueue() {
+        session.drain(terms.clientReceiveMaximum(), this::writePublish);
+        if (session.queuedCount() <= congestionHighWater() / 2) {
+            gaveUpCongestion = false;
+            if (congested) relieveCongestion();
+        }
+    }
+
+    private void relieveCongestion() {
+        congested = false;
+        timers.cancel(CongestionTimeout.INSTANCE);
+        shard.tell(new Shard.Congestion(getContext().getSelf(), false));
+    }
+
+    /**
+     * A client that stays congested this long is not slow but stuck: publishers must not wait for it.
+     * It falls back to the queue limit (drops counted) until it has drained.
+     */
+    private Behavior<Command> onCongestionTimeout() {
+        if (congested) {
+            getContext().getLog().debug("[{}] still congested after [{}]: no longer slowing publishers", clientId, CONGESTION_TIMEOUT);
+            gaveUpCongestion = true;
+            relieveCongestion();
+        }
+        return this;
     }
 
     /**
@@ -539,6 +594,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> release(boolean publishWill) {
+        if (congested) relieveCongestion();
         if (publishWill && will.isPresent()) {
             var w = will.get();
             route(new Message(w.topic(), w.payload(), w.qos(), w.retain(), w.properties()));

@@ -52,8 +52,17 @@ public final class Session {
      * {@code queueOffline} asks for the offline rule with {@code queue-qos0-messages} off.
      */
     public boolean enqueue(Message message, boolean offline) {
+        return enqueue(message, offline, false);
+    }
+
+    /**
+     * Queues a message; with {@code overLimit}, past {@code max-queued-messages} too. The connection
+     * asks for that while its shard is slowing the publishers down for it (a congestion): what is
+     * already on its way is then bounded by the publishers' and the mesh's windows, and is kept.
+     */
+    public boolean enqueue(Message message, boolean offline, boolean overLimit) {
         if (offline && message.qos() == QoS.AT_MOST_ONCE && !queueQos0Messages) return false;
-        if (queue.size() >= maxQueuedMessages) {
+        if (queue.size() >= maxQueuedMessages && !overLimit) {
             droppedMessages++;
             return false;
         }
@@ -161,6 +170,29 @@ public final class Session {
         for (Iterator<Message> it = queue.iterator(); it.hasNext(); ) {
             if (it.next().qos() == QoS.AT_MOST_ONCE) it.remove();
         }
+    }
+
+    /**
+     * Takes out every queued or unacknowledged message that came through a shared subscription, for the
+     * shard to give to another member when this session ends (4.8.2: "SHOULD send ... to another Client").
+     */
+    public java.util.List<Message> takeSharedMessages() {
+        var taken = new java.util.ArrayList<Message>();
+        for (var it = inflight.values().iterator(); it.hasNext(); ) {
+            var outgoing = it.next();
+            if (outgoing.message().isShared() && !outgoing.released()) {
+                taken.add(outgoing.message());
+                it.remove();
+            }
+        }
+        for (var it = queue.iterator(); it.hasNext(); ) {
+            var message = it.next();
+            if (message.isShared()) {
+                taken.add(message);
+                it.remove();
+            }
+        }
+        return taken;
     }
 
     /** Whether anything is queued or in flight, in either direction. */

@@ -1,0 +1,38 @@
+package io.pekquitto.shards;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * Picks the shard for each new connection of one listener ({@link Placement}). Called from the
+ * listener's stream, one connection at a time; the live counts are kept by the shards themselves.
+ */
+final class ShardPlacement {
+    private final Placement placement;
+    private final List<ActorRef<Shard.Command>> shards;
+    private final AtomicIntegerArray connectionsPerShard;
+    private int next;
+
+    ShardPlacement(Placement placement, List<ActorRef<Shard.Command>> shards, AtomicIntegerArray connectionsPerShard) {
+        this.placement = placement;
+        this.shards = List.copyOf(shards);
+        this.connectionsPerShard = connectionsPerShard;
+    }
+
+    /** The shard for a new connection, counted at once so that a burst of accepts spreads too. */
+    ActorRef<Shard.Command> next() {
+        int chosen;
+        if (placement == Placement.LEAST_CONNECTIONS) {
+            chosen = 0;
+            for (int i = 1; i < shards.size(); i++) {
+                if (connectionsPerShard.get(i) < connectionsPerShard.get(chosen)) chosen = i;
+            }
+        } else {
+            chosen = next;
+            next = (next + 1) % shards.size();
+        }
+        connectionsPerShard.incrementAndGet(chosen);  // the shard decrements when the connection stops
+        return shards.get(chosen);
+    }
+}

@@ -1,0 +1,84 @@
+package io.pekquitto.shards.mesh;
+
+import io.pekquitto.protocol.QoS;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The data plane of one shard towards its peers: forwarded publishes are batched per destination and
+ * sent with a credit window of {@link #WINDOW} unacknowledged batches per destination (DESIGN.md, The
+ * mesh). While a destination is busy, items wait here; past {@link #HIGH_WATER} items for one
+ * destination, QoS 0 is dropped and counted and the shard stops its publishers reading (QoS 1/2 is
+ * never dropped), so memory stays bounded under overload. Plain rules; the shard sends.
+ */
+public final class DataPlane {
+    /** Unacknowledged batches per destination. */
+    static final int WINDOW = 4;
+    /** Items waiting for one destination above which publishers are paused and QoS 0 is dropped. */
+    static final int HIGH_WATER = 8192;
+    /** Below this many waiting items for every destination, paused publishers resume. */
+    static final int LOW_WATER = HIGH_WATER / 2;
+
+    private final List<List<Forwarded>> pending = new ArrayList<>();
+    private final int[] inFlight;
+    private long droppedQos0;
+
+    /** A batch for one destination. */
+    public interface Sender {
+        void send(int destination, List<Forwarded> batch);
+    }
+
+    public DataPlane(int shards) {
+        for (int i = 0; i < shards; i++) pending.add(new ArrayList<>());
+        inFlight = new int[shards];
+    }
+
+    /**
+     * Queues an item for a destination. Returns true if this destination had nothing waiting (the caller
+     * schedules a flush). A QoS 0 item over the high-water mark is dropped and counted.
+     */
+    public boolean add(int destination, Forwarded item) {
+        var waiting = pending.get(destination);
+        if (waiting.size() >= HIGH_WATER && item.message().qos() == QoS.AT_MOST_ONCE) {
+            droppedQos0++;
+            return false;
+        }
+        waiting.add(item);
+        return waiting.size() == 1;
+    }
+
+    /** Sends what waits, one batch per destination that has credit. */
+    public void flush(Sender sender) {
+        for (int destination = 0; destination < inFlight.length; destination++) {
+            var waiting = pending.get(destination);
+            if (waiting.isEmpty() || inFlight[destination] >= WINDOW) continue;
+            inFlight[destination]++;
+            pending.set(destination, new ArrayList<>());
+            sender.send(destination, waiting);
+        }
+    }
+
+    /** A destination processed a batch: one credit back. */
+    public void acknowledged(int destination) {
+        if (inFlight[destination] > 0) inFlight[destination]--;
+    }
+
+    /** A destination restarted: its credits start afresh (batches in its mailbox still get acknowledged). */
+    public void reset(int destination) {
+        inFlight[destination] = 0;
+    }
+
+    /** Whether publishers must stop reading: some destination is above the high-water mark. */
+    public boolean isOverloaded() {
+        for (var waiting : pending) if (waiting.size() >= HIGH_WATER) return true;
+        return false;
+    }
+
+    /** Whether paused publishers may read again. */
+    public boolean isBelowLowWater() {
+        for (var waiting : pending) if (waiting.size() >= LOW_WATER) return false;
+        return true;
+    }
+
+    public long droppedQos0() { return droppedQos0; }
+}
