@@ -41,7 +41,8 @@ def load(column, scenario):
 
 def cell(result, key):
     if result is None or key not in result:
-        return None, "n/a" if result is None else "error"
+        # A value the scenario does not produce for this broker (live heap: JVM brokers only) is n/a.
+        return None, "error" if result and result.get("errors") else "n/a"
     value = result[key]
     text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
     notes = []
