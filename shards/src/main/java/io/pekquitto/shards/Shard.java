@@ -114,6 +114,12 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     public record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
                           long sessionExpiryInterval) implements Command {}
 
+    /** A delivery that reached a connection after it had released its session: to be delivered again. */
+    public record Bounce(ActorRef<Connection.Command> connection, Message message) implements Command {}
+
+    /** A released connection has bounced everything: its client's held deliveries may go on. */
+    public record Drained(ActorRef<Connection.Command> connection) implements Command {}
+
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
     public record Forward(int from, List<Forwarded> items) implements Command {}
 
@@ -130,7 +136,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     private record SessionExpiryCheck(String clientId, long generation) implements Command {}
 
-    private enum FlushMesh implements Command { INSTANCE }
+    /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
+    private enum Flush implements Command { INSTANCE }
 
     /** Pekko's scheduler cannot hold timers of years; long expiries are checked in steps of this. */
     private static final Duration LONGEST_TIMER = Duration.ofDays(7);
@@ -146,6 +153,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private final RetainedIndex<Message> retained = new RetainedIndex<>();
     /** Per-publish scratch: one delivery per client however many of its subscriptions match. */
     private final Map<String, Delivery> deliveries = new HashMap<>();
+    /** Deliveries of this turn per connection, sent as one message each at the next {@link Flush}. */
+    private final Map<ActorRef<Connection.Command>, List<Message>> outgoing = new HashMap<>();
     private long connectionSequence;
 
     // The mesh; with one shard, peers is just this shard and none of it is used.
@@ -166,6 +175,9 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     /** Claims overtaken by a later claim elsewhere: pass the session on to that shard when it comes. */
     private final Map<String, Integer> passOnTo = new HashMap<>();
     private final Map<Long, Barrier> barriers = new HashMap<>();
+    /** Released connections whose in-transit deliveries are still coming back, by connection and client. */
+    private final Map<ActorRef<Connection.Command>, Draining> drainingByConnection = new HashMap<>();
+    private final Map<String, Draining> drainingByClient = new HashMap<>();
     private long nextToken;
 
     /** What the shard knows of one client id. */
@@ -191,6 +203,20 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         QoS qos = QoS.AT_MOST_ONCE;
         boolean retainAsPublished;
         List<Integer> subscriptionIdentifiers;
+    }
+
+    /**
+     * A connection that released its session while deliveries to it were in transit. Until it has
+     * bounced them ({@link Drained}), new deliveries for the client wait here, so none is lost and the
+     * order holds: bounced ones first, then those held.
+     */
+    private static final class Draining {
+        final String clientId;
+        final List<Message> bounced = new ArrayList<>();
+        final List<Message> held = new ArrayList<>();
+        int movedTo = SessionDirectory.NONE;
+
+        Draining(String clientId) { this.clientId = clientId; }
     }
 
     /** A continuation waiting for every peer to acknowledge a {@link Sync}. */
@@ -250,10 +276,15 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 .onMessage(ResumeReading.class, this::onResumeReading)
                 .onMessage(Congestion.class, this::onCongestion)
                 .onMessage(Release.class, this::onRelease)
+                .onMessage(Bounce.class, this::onBounce)
+                .onMessage(Drained.class, drained -> {
+                    finishDraining(drained.connection());
+                    return this;
+                })
                 .onMessage(Forward.class, this::onForward)
                 .onMessage(ForwardAck.class, this::onForwardAck)
                 .onMessage(Control.class, this::onControl)
-                .onMessageEquals(FlushMesh.INSTANCE, this::onFlushMesh)
+                .onMessageEquals(Flush.INSTANCE, this::onFlush)
                 .onMessageEquals(InjectFailure.INSTANCE, () -> {
                     throw new IllegalStateException("failure injected into shard-" + index);
                 })
@@ -342,16 +373,45 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onRelease(Release release) {
         clientIdByConnection.remove(release.connection());
         var state = clients.get(release.clientId());
-        if (state == null || state.connection != release.connection()) {
-            return this;  // a connection that lost a pending takeover never held the session
+        if (state != null && state.connection == release.connection()) {
+            var draining = new Draining(release.clientId());
+            var unsent = outgoing.remove(release.connection());
+            if (unsent != null) draining.bounced.addAll(unsent);  // never left: they come first
+            drainingByConnection.put(release.connection(), draining);
+            drainingByClient.put(release.clientId(), draining);
+            detach(state, release.session(), release.sessionExpiryInterval());
         }
-        detach(state, release.session(), release.sessionExpiryInterval());
+        // Everything we sent it before this reaches it first, and comes back as a Bounce.
+        release.connection().tell(Connection.ReleaseConfirmed.INSTANCE);
         return this;
+    }
+
+    private Behavior<Command> onBounce(Bounce bounce) {
+        var draining = drainingByConnection.get(bounce.connection());
+        if (draining != null) draining.bounced.add(bounce.message());
+        return this;
+    }
+
+    private void finishDraining(ActorRef<Connection.Command> connection) {
+        var draining = drainingByConnection.remove(connection);
+        if (draining == null) return;
+        drainingByClient.remove(draining.clientId);
+        for (var message : draining.bounced) redeliver(draining, message);
+        for (var message : draining.held) redeliver(draining, message);
+    }
+
+    private void redeliver(Draining draining, Message message) {
+        if (draining.movedTo != SessionDirectory.NONE && !clients.containsKey(draining.clientId)) {
+            forward(draining.movedTo, new Forwarded("", message, draining.clientId, null));
+        } else {
+            deliver(draining.clientId, message);
+        }
     }
 
     private Behavior<Command> onConnectionStopped(ConnectionStopped stopped) {
         connectionsPerShard.decrementAndGet(index);
         if (congested.remove(stopped.connection())) relieve();
+        finishDraining(stopped.connection());  // if it failed before draining: what it bounced is kept
         var clientId = clientIdByConnection.remove(stopped.connection());
         if (clientId == null) return this;
         var claim = claims.get(clientId);
@@ -527,6 +587,11 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     }
 
     private void deliver(String clientId, Message message) {
+        var draining = drainingByClient.get(clientId);
+        if (draining != null) {
+            draining.held.add(message);
+            return;
+        }
         var state = clients.get(clientId);
         if (state == null) {
             if (message.isShared()) redeliverShared(message, clientId);
@@ -535,7 +600,12 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         if (state.waitingTakeover != null) {
             if (state.heldDuringTakeover.size() < settings.maxQueuedMessages()) state.heldDuringTakeover.add(message);
         } else if (state.connection != null) {
-            state.connection.tell(new Connection.Deliver(message));
+            var batch = outgoing.get(state.connection);
+            if (batch == null) {
+                outgoing.put(state.connection, batch = new ArrayList<>());
+                scheduleFlush();
+            }
+            batch.add(message);
         } else if (state.session != null && !state.session.enqueue(message, true)) {
             getContext().getLog().debug("[{}] offline queue full or QoS 0: message on [{}] dropped", clientId, message.topic());
         }
@@ -544,17 +614,28 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     // ---- data plane
 
     private void forward(int shard, Forwarded item) {
-        if (dataPlane.add(shard, item) && !flushScheduled) {
-            // Everything already in our mailbox is routed before the flush: batches form by themselves.
-            flushScheduled = true;
-            getContext().getSelf().tell(FlushMesh.INSTANCE);
-        }
+        if (dataPlane.add(shard, item)) scheduleFlush();
     }
 
-    private Behavior<Command> onFlushMesh() {
+    /** Everything already in our mailbox is handled before the flush: batches form by themselves. */
+    private void scheduleFlush() {
+        if (flushScheduled) return;
+        flushScheduled = true;
+        getContext().getSelf().tell(Flush.INSTANCE);
+    }
+
+    private Behavior<Command> onFlush() {
         flushScheduled = false;
+        for (var entry : outgoing.entrySet()) entry.getKey().tell(new Connection.Deliver(entry.getValue()));
+        outgoing.clear();
         dataPlane.flush(this::sendBatch);
         return this;
+    }
+
+    /** Sends a connection what is batched for it, before a message that must come after. */
+    private void flushTo(ActorRef<Connection.Command> connection) {
+        var batch = outgoing.remove(connection);
+        if (batch != null) connection.tell(new Connection.Deliver(batch));
     }
 
     private void sendBatch(int destination, List<Forwarded> batch) {
@@ -564,6 +645,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onForward(Forward forward) {
         for (var item : forward.items()) {
             var message = item.message();
+            if (item.targetClientId() != null && item.sharedGroup() == null) {
+                deliver(item.targetClientId(), message);  // a delivery that followed its session here
+                continue;
+            }
             if (item.targetClientId() != null) {
                 var group = shared.get(TopicFilter.shareGroup(item.sharedGroup()), TopicFilter.sharedFilterTopic(item.sharedGroup()));
                 var state = clients.get(item.targetClientId());
@@ -656,7 +741,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             }
         }
         var reply = new Connection.Subscribed(subscribe.packetId(), subscribe.reasons(), retainedToSend);
-        afterPeersApplied(() -> subscribe.replyTo().tell(reply));
+        afterPeersApplied(() -> {
+            flushTo(subscribe.replyTo());
+            subscribe.replyTo().tell(reply);
+        });
         return this;
     }
 
@@ -709,6 +797,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             if (existed) unsubscribeLocally(unsubscribe.clientId(), filter);
             reasons.add(existed ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED);
         }
+        flushTo(unsubscribe.replyTo());  // deliveries routed before the UNSUBSCRIBE go before its UNSUBACK
         unsubscribe.replyTo().tell(new Connection.Unsubscribed(unsubscribe.packetId(), reasons));
         return this;
     }
@@ -842,6 +931,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             discard(state, false);
         }
         control(to, new Handoff(state.clientId, migrated, false));
+        var draining = drainingByClient.get(state.clientId);
+        if (draining != null) draining.movedTo = to;  // its bounced deliveries follow the session
     }
 
     /** At the claimant: the session (or its absence) arrived; attach the waiting connection. */

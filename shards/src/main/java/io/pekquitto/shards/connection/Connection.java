@@ -72,14 +72,20 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: the session this connection now serves. */
     public record Attached(boolean sessionPresent, Session session) implements Command {}
 
-    /** From the shard: a message for this client, QoS and retain already decided by the subscription. */
-    public record Deliver(Message message) implements Command {}
+    /**
+     * From the shard: messages for this client, in order, QoS and retain already decided by the
+     * subscriptions. The shard batches what it routes in one turn, so they go out in one socket write.
+     */
+    public record Deliver(List<Message> messages) implements Command {}
 
     /** From the shard: SUBSCRIBE applied; retained messages to send after the SUBACK. */
     public record Subscribed(int packetId, List<ReasonCode> reasons, List<Message> retained) implements Command {}
 
     /** From the shard: UNSUBSCRIBE applied. */
     public record Unsubscribed(int packetId, List<ReasonCode> reasons) implements Command {}
+
+    /** From the shard: our Release is applied; deliveries sent before it have reached us. */
+    public enum ReleaseConfirmed implements Command { INSTANCE }
 
     /** From the shard: another connection claimed this client id ([MQTT-3.1.4-3]). */
     public enum TakenOver implements Command { INSTANCE }
@@ -120,6 +126,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Set when closing while attaching: release the session as soon as it arrives. */
     private boolean publishWillOnRelease;
     private long droppedQos0;
+    /** Writes collected while corked (a chunk's acknowledgements, a batch of deliveries). */
+    private boolean corked;
+    private ByteString corkedBytes = ByteString.emptyByteString();
+    /** The session went back to the shard; waiting for {@link ReleaseConfirmed}. */
+    private boolean released;
     /** Whether the shard holds publishers back for this client's queue. */
     private boolean congested;
     /** Set when a congestion timed out; cleared once the queue has drained. */
@@ -153,6 +164,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 .onMessage(Subscribed.class, this::onSubscribed)
                 .onMessage(Unsubscribed.class, this::onUnsubscribed)
                 .onMessageEquals(TakenOver.INSTANCE, this::onTakenOver)
+                .onMessageEquals(ReleaseConfirmed.INSTANCE, this::onReleaseConfirmed)
                 .onMessageEquals(KeepAliveCheck.INSTANCE, this::onKeepAliveCheck)
                 .onMessageEquals(InjectFailure.INSTANCE, () -> {
                     throw new IllegalStateException("failure injected into the connection of [" + clientId + "]");
@@ -175,7 +187,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (phase == Phase.CLOSED) return this;
         reader.feed(received.bytes().asByteBuffer());
         lastPacketNanos = System.nanoTime();
-        return readPackets();
+        cork();  // the acknowledgements of a whole chunk go out in one write
+        var next = readPackets();
+        uncork();
+        return next;
     }
 
     /** Handles buffered packets until more bytes are needed, the connection closes, or CONNECT awaits the shard. */
@@ -289,13 +304,16 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             return release(publishWillOnRelease);
         }
         phase = Phase.CONNECTED;
+        cork();
         write(new ConnAck(attached.sessionPresent(), ReasonCode.SUCCESS, terms.connAckProperties()));
         getContext().getLog().debug("[{}] connected from [{}] ({}, session present {})",
                 clientId, remote, version, attached.sessionPresent());
         if (terms.keepAliveSeconds() > 0) scheduleKeepAliveCheck(keepAliveLimit());
         if (attached.sessionPresent()) session.resend(this::write);  // [MQTT-4.4.0-1]
         drainQueue();
-        return readPackets();
+        var next = readPackets();
+        uncork();
+        return next;
     }
 
     private Behavior<Command> onPublish(Publish publish) {
@@ -409,8 +427,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onSubscribed(Subscribed subscribed) {
         if (phase != Phase.CONNECTED) return this;
+        cork();
         write(new SubAck(subscribed.packetId(), subscribed.reasons(), Properties.NONE));  // [MQTT-3.8.4-1]
         for (var message : subscribed.retained()) deliver(message);
+        uncork();
         return this;
     }
 
@@ -445,12 +465,25 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     // ---- deliveries from the shard
 
     private Behavior<Command> onDeliver(Deliver deliver) {
-        if (phase == Phase.CONNECTED) {
-            deliver(deliver.message());
-        } else if (session != null) {
-            session.enqueue(deliver.message(), false);
+        cork();
+        for (var message : deliver.messages()) {
+            if (phase == Phase.CONNECTED) {
+                deliver(message);
+            } else if (session != null) {
+                session.enqueue(message, false);
+            } else if (released) {
+                // Sent by the shard before it saw our Release: back to the shard, in order, not lost.
+                shard.tell(new Shard.Bounce(getContext().getSelf(), message));
+            }
         }
+        uncork();
         return this;
+    }
+
+    /** The shard has applied our Release: everything it sent us before has been bounced back. */
+    private Behavior<Command> onReleaseConfirmed() {
+        shard.tell(new Shard.Drained(getContext().getSelf()));
+        return Behaviors.stopped();
     }
 
     private void deliver(Message message) {
@@ -529,6 +562,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onTakenOver() {
+        if (phase == Phase.CLOSED) return this;  // already ending; the session is on its way back
         if (phase == Phase.ATTACHING) {
             // Another connection for the same client id arrived before the shard attached this one:
             // the shard will never attach it, so there is no session to release.
@@ -584,6 +618,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> end(boolean publishWill) {
         var previous = phase;
         phase = Phase.CLOSED;
+        uncork();
         transport.close();
         if (previous == Phase.ATTACHING) {
             publishWillOnRelease = publishWill;  // the session is on its way; release it when it comes
@@ -602,13 +637,17 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         shard.tell(new Shard.Release(clientId, getContext().getSelf(), session, sessionExpiryInterval));
         session = null;
         publishWillOnRelease = false;
+        released = true;  // stay until the shard confirms, bouncing what it still sends us
         if (droppedQos0 > 0) getContext().getLog().debug("[{}] dropped [{}] QoS 0 messages for a slow reader", clientId, droppedQos0);
-        return Behaviors.stopped();
+        return this;
     }
 
     private Behavior<Command> closeNow() {
         phase = Phase.CLOSED;
-        if (transport != null) transport.close();
+        if (transport != null) {
+            uncork();
+            transport.close();
+        }
         return Behaviors.stopped();
     }
 
@@ -619,6 +658,25 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private void write(Packet packet) {
         var buffer = PacketEncoder.encode(packet, version);
-        transport.write(ByteString.fromArrayUnsafe(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining()));
+        var bytes = ByteString.fromArrayUnsafe(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        if (corked) {
+            corkedBytes = corkedBytes.concat(bytes);
+        } else {
+            transport.write(bytes);
+        }
+    }
+
+    /** Collects writes until {@link #uncork()}, to hand the transport one buffer for many packets. */
+    private void cork() {
+        corked = true;
+    }
+
+    private void uncork() {
+        corked = false;
+        if (!corkedBytes.isEmpty()) {
+            var bytes = corkedBytes;
+            corkedBytes = ByteString.emptyByteString();
+            transport.write(bytes);
+        }
     }
 }
