@@ -75,8 +75,13 @@ final class Clients {
 
     /** Publishes {@code source:0 .. source:count-1} in order without waiting in between. */
     static CompletableFuture<Void> publishAll(Mqtt5AsyncClient client, String topic, MqttQos qos, String source, int count) {
-        var sent = new ArrayList<CompletableFuture<?>>(count);
-        for (int i = 0; i < count; i++) {
+        return publishAll(client, topic, qos, source, 0, count);
+    }
+
+    /** Publishes {@code source:from .. source:to-1} in order without waiting in between. */
+    static CompletableFuture<Void> publishAll(Mqtt5AsyncClient client, String topic, MqttQos qos, String source, int from, int to) {
+        var sent = new ArrayList<CompletableFuture<?>>(to - from);
+        for (int i = from; i < to; i++) {
             sent.add(client.publishWith().topic(topic).qos(qos).payload(Received.payload(source, i)).send()
                     .thenAccept(result -> result.getError().ifPresent(error -> {
                         throw new AssertionError("publish failed: " + result, error);

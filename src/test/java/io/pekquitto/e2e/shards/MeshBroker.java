@@ -8,12 +8,19 @@ import io.pekquitto.shards.ListenerSettings;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.Connection;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.ActorIdentity;
 import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.DeadLetter;
 import org.apache.pekko.actor.Identify;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.Patterns;
 
 /**
@@ -34,10 +41,24 @@ final class MeshBroker implements AutoCloseable {
     /** Connections each shard has accepted since it (re)started: the number in its child's name. */
     private final int[] acceptedByShard;
 
+    /** The broker's dead letters by message class: a {@code Deliver} among them is a message lost. */
+    private final Map<String, Integer> deadLetters = new ConcurrentHashMap<>();
+
     private MeshBroker(Pekquitto broker, int shards) {
         this.broker = broker;
         this.shards = shards;
         this.acceptedByShard = new int[shards];
+        var system = broker.actorSystem();
+        var counter = system.systemActorOf(Behaviors.receive(DeadLetter.class).onMessage(DeadLetter.class, dead -> {
+            deadLetters.merge(dead.message().getClass().getName(), 1, Integer::sum);
+            return Behaviors.same();
+        }).build(), "test-dead-letters", Props.empty());
+        system.eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, counter));
+    }
+
+    /** Dead letters so far, by message class (for failure messages and bug reports). */
+    Map<String, Integer> deadLetters() {
+        return new TreeMap<>(deadLetters);
     }
 
     /**
@@ -105,6 +126,15 @@ final class MeshBroker implements AutoCloseable {
         var reply = Patterns.ask(selection, new Identify(n), ASK_TIMEOUT).toCompletableFuture()
                 .get(ASK_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
         return ((ActorIdentity) reply).getActorRef().isPresent();
+    }
+
+    /** Returns once {@code connection-n} of {@code shard} has stopped (its client gone, its session released). */
+    void awaitConnectionGone(int shard, int n) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (connectionExists(shard, n)) {
+            assertTrue(System.nanoTime() < deadline, path(shard, n) + " did not stop");
+            Thread.sleep(10);
+        }
     }
 
     /** The connection actor of the last client placed on {@code shard} through {@link #on}. */
