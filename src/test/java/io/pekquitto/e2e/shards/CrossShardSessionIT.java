@@ -25,7 +25,6 @@ import org.eclipse.paho.mqttv5.common.MqttException;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.Timeout;
@@ -217,7 +216,6 @@ class CrossShardSessionIT {
      * [MQTT-4.4.0-1]) and it gets every message, at least once, when it comes back on that other shard.
      */
     @Test
-    @Disabled("broker bug: Deliver messages in a closing connection actor's mailbox go to dead letters (lost)")
     void disconnectingWhileMessagesFlowLosesNoneForAPersistentSession(TestReporter reporter) throws Exception {
         int messages = 10_000;
         var clientId = Clients.id("flowing");

@@ -23,7 +23,6 @@ import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.Timeout;
@@ -181,7 +180,6 @@ class CrossShardSharedSubscriptionIT {
      * leave, on both shards, because each leave is one chance for the race this test found.
      */
     @Test
-    @Disabled("broker bug: Deliver messages in a closing connection actor's mailbox go to dead letters (lost)")
     void membersLeavingWhileMessagesFlowLoseNone(TestReporter reporter) throws Exception {
         var filter = "$share/g/jobs/leaving/#";
         var members = new ArrayList<Received>();
