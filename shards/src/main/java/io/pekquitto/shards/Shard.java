@@ -377,7 +377,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     }
 
     private Session newSession(String clientId) {
-        return new Session(clientId, settings.maxQueuedMessages(), settings.queueQos0Messages());
+        return new Session(clientId, settings.maxQueuedMessages(), settings.maxQueuedBytes(), settings.queueQos0Messages());
     }
 
     private Behavior<Command> onRelease(Release release) {

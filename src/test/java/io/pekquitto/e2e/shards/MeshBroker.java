@@ -67,10 +67,8 @@ final class MeshBroker implements AutoCloseable {
      * slow subscriber has not taken yet (documented: more are dropped).
      */
     static BrokerSettings settings(int shards) {
-        var d = BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(shards);
-        return new BrokerSettings(d.shards(), d.listeners(), d.maxPacketSize(), d.maxKeepAlive(), d.receiveMaximum(),
-                d.maxInflightMessages(), 100_000, d.queueQos0Messages(), d.retainAvailable(), d.maxQos(),
-                d.topicAliasMaximum(), d.maxSessionExpiry(), d.connectTimeout(), d.placement());
+        return BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(shards)
+                .withQueueLimits(100_000, 0);
     }
 
     static MeshBroker start(int shards) {
