@@ -50,7 +50,9 @@ public final class SettingsReader {
                     config.getInt(path("topic-alias-maximum")),
                     maxSessionExpiry(config),
                     connectTimeout(config),
-                    Placement.parse(config.getString(path("placement"))));
+                    Placement.parse(config.getString(path("placement"))),
+                    config.getBytes(path("max-queued-bytes")),
+                    receiveMaximumPolicy(config));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -79,6 +81,17 @@ public final class SettingsReader {
             }
         }
         return new ConfigurationException(ROOT + ": " + message, e);
+    }
+
+    private static boolean receiveMaximumPolicy(Config config) {
+        var path = path("receive-maximum-policy");
+        var value = config.getString(path);
+        return switch (value) {
+            case "strict" -> true;
+            case "lenient" -> false;
+            default -> throw new ConfigurationException(path + " must be strict or lenient, not " + value
+                    + " (" + origin(config, path) + ")");
+        };
     }
 
     private static int shards(Config config) {

@@ -26,6 +26,9 @@ import java.util.Objects;
  * @param maxSessionExpiry      the longest session expiry granted ({@code pekquitto.max-session-expiry})
  * @param connectTimeout        how long a new connection may take to send CONNECT ({@code pekquitto.connect-timeout})
  * @param placement             how new connections are spread over shards ({@code pekquitto.placement})
+ * @param maxQueuedBytes        payload bytes queued per session, 0 for no limit ({@code pekquitto.max-queued-bytes})
+ * @param strictReceiveMaximum  whether an MQTT 5 client that exceeds our Receive Maximum gets DISCONNECT
+ *                              0x93 ({@code pekquitto.receive-maximum-policy = strict}) or is tolerated ({@code lenient})
  */
 public record BrokerSettings(
         int shards,
@@ -41,7 +44,9 @@ public record BrokerSettings(
         int topicAliasMaximum,
         Duration maxSessionExpiry,
         Duration connectTimeout,
-        Placement placement) {
+        Placement placement,
+        long maxQueuedBytes,
+        boolean strictReceiveMaximum) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -60,6 +65,7 @@ public record BrokerSettings(
         require(maxInflightMessages >= 1 && maxInflightMessages <= 65_535,
                 "max-inflight-messages must be 1..65535, not " + maxInflightMessages);
         require(maxQueuedMessages >= 0, "max-queued-messages must be at least 0, not " + maxQueuedMessages);
+        require(maxQueuedBytes >= 0, "max-queued-bytes must be at least 0, not " + maxQueuedBytes);
         require(maxQos >= 0 && maxQos <= 2, "max-qos must be 0, 1 or 2, not " + maxQos);
         require(topicAliasMaximum >= 0 && topicAliasMaximum <= 65_535,
                 "topic-alias-maximum must be 0..65535, not " + topicAliasMaximum);
@@ -72,7 +78,7 @@ public record BrokerSettings(
                           Duration connectTimeout) {
         this(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum, maxInflightMessages, maxQueuedMessages,
                 queueQos0Messages, retainAvailable, maxQos, topicAliasMaximum, maxSessionExpiry, connectTimeout,
-                Placement.ROUND_ROBIN);
+                Placement.ROUND_ROBIN, 0, true);
     }
 
     private static void require(boolean condition, String message) {
@@ -88,18 +94,30 @@ public record BrokerSettings(
     public BrokerSettings withShards(int newShards) {
         return new BrokerSettings(newShards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum);
     }
 
     public BrokerSettings withListeners(List<ListenerSettings> newListeners) {
         return new BrokerSettings(shards, newListeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum);
+    }
+
+    public BrokerSettings withQueueLimits(int newMaxQueuedMessages, long newMaxQueuedBytes) {
+        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
+                maxInflightMessages, newMaxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, newMaxQueuedBytes, strictReceiveMaximum);
+    }
+
+    public BrokerSettings withStrictReceiveMaximum(boolean strict) {
+        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
+                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strict);
     }
 
     public BrokerSettings withPlacement(Placement newPlacement) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement, maxQueuedBytes, strictReceiveMaximum);
     }
 }

@@ -37,6 +37,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
@@ -112,7 +113,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     /** The connection has ended; the session goes back to the shard (or ends, with expiry 0). */
     public record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
-                          long sessionExpiryInterval) implements Command {}
+                          long sessionExpiryInterval, Optional<DelayedWill> will) implements Command {}
+
+    /** A Will Message with a Will Delay Interval, in seconds (3.1.3.2.2). */
+    public record DelayedWill(Message message, long delaySeconds) {}
 
     /** A delivery that reached a connection after it had released its session: to be delivered again. */
     public record Bounce(ActorRef<Connection.Command> connection, Message message) implements Command {}
@@ -135,6 +139,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private record ConnectionStopped(ActorRef<Connection.Command> connection) implements Command {}
 
     private record SessionExpiryCheck(String clientId, long generation) implements Command {}
+
+    private record WillDelayExpired(String clientId, long generation) implements Command {}
 
     /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
     private enum Flush implements Command { INSTANCE }
@@ -190,6 +196,8 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         Connect waitingTakeover;
         List<Message> heldDuringTakeover;
         int handOverTo = SessionDirectory.NONE;
+        /** A will waiting for its delay, the session's end, or a new connection that cancels it. */
+        Message pendingWill;
         long generation;
         long expiresAtNanos;
 
@@ -290,6 +298,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 })
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(SessionExpiryCheck.class, this::onSessionExpiryCheck)
+                .onMessage(WillDelayExpired.class, this::onWillDelayExpired)
                 .build();
     }
 
@@ -359,6 +368,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             state.heldDuringTakeover = null;
         }
         state.session = null;
+        state.pendingWill = null;  // [MQTT-3.1.3-9] a new connection before the Will Delay: no will
         state.connection = connect.connection();
         state.sessionExpiryInterval = connect.sessionExpiryInterval();
         state.waitingTakeover = null;
@@ -367,7 +377,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     }
 
     private Session newSession(String clientId) {
-        return new Session(clientId, settings.maxQueuedMessages(), settings.queueQos0Messages());
+        return new Session(clientId, settings.maxQueuedMessages(), settings.maxQueuedBytes(), settings.queueQos0Messages());
     }
 
     private Behavior<Command> onRelease(Release release) {
@@ -379,7 +389,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             if (unsent != null) draining.bounced.addAll(unsent);  // never left: they come first
             drainingByConnection.put(release.connection(), draining);
             drainingByClient.put(release.clientId(), draining);
+            release.will().ifPresent(will -> delayWill(state, will));
             detach(state, release.session(), release.sessionExpiryInterval());
+        } else {
+            release.will().ifPresent(will -> routeMessage(release.clientId(), will.message()));
         }
         // Everything we sent it before this reaches it first, and comes back as a Bounce.
         release.connection().tell(Connection.ReleaseConfirmed.INSTANCE);
@@ -482,6 +495,11 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
      * members, its home shard is told (unless a new connection takes the client id over right away).
      */
     private void discard(ClientState state, boolean tellHome) {
+        if (state.pendingWill != null) {
+            var will = state.pendingWill;
+            state.pendingWill = null;
+            routeMessage(state.clientId, will);  // the session ends before the delay: the will goes now
+        }
         for (var entry : state.subscriptions.entrySet()) unsubscribeLocally(state.clientId, entry.getKey());
         state.subscriptions.clear();
         clients.remove(state.clientId);
@@ -497,17 +515,38 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     // ---- routing
 
     private Behavior<Command> onRoute(Route route) {
-        var message = route.message();
+        routeMessage(route.publisherId(), route.message());
+        return this;
+    }
+
+    /** Retains, delivers here, picks shared members, and forwards to the shards with matching filters. */
+    private void routeMessage(String publisherId, Message message) {
         if (message.retain()) retain(message);
-        deliverLocally(route.publisherId(), message);
-        deliverShared(route.publisherId(), message);
-        if (!isMesh()) return this;
+        deliverLocally(publisherId, message);
+        deliverShared(publisherId, message);
+        if (!isMesh()) return;
         interest.remoteShardsFor(message.topic(), destinations);
         for (int shard = 0; shard < destinations.length; shard++) {
             if (shard == index || !(destinations[shard] || message.retain())) continue;
-            forward(shard, new Forwarded(route.publisherId(), message, null, null));
+            forward(shard, new Forwarded(publisherId, message, null, null));
         }
         Arrays.fill(destinations, false);
+    }
+
+    /** Keeps a delayed will until min(Will Delay Interval, Session Expiry Interval) (3.1.3.2.2). */
+    private void delayWill(ClientState state, DelayedWill will) {
+        state.pendingWill = will.message();
+        var delay = Duration.ofSeconds(Math.min(will.delaySeconds(), LONGEST_TIMER.toSeconds()));
+        // The generation after detach: a later attach or detach moves it on and the timer is stale.
+        timers.startSingleTimer("will-" + state.clientId, new WillDelayExpired(state.clientId, state.generation + 1), delay);
+    }
+
+    private Behavior<Command> onWillDelayExpired(WillDelayExpired expired) {
+        var state = clients.get(expired.clientId());
+        if (state == null || state.generation != expired.generation() || state.pendingWill == null) return this;
+        var will = state.pendingWill;
+        state.pendingWill = null;
+        routeMessage(state.clientId, will);
         return this;
     }
 
@@ -779,7 +818,12 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     }
 
     private void collectRetained(SubscribeRequest request, List<Message> into) {
+        long now = System.nanoTime();
         retained.forEachMatching(request.topicFilter(), (topic, message) -> {
+            if (message.isExpired(now)) {
+                retained.remove(topic);  // a retained message expires with its Message Expiry Interval
+                return;
+            }
             var properties = message.properties();
             if (request.subscriptionIdentifier() != 0) {
                 properties = properties.toBuilder().addSubscriptionIdentifier(request.subscriptionIdentifier()).build();
@@ -920,6 +964,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
     /** Sends a session to another shard; its subscriptions leave this shard's indexes. */
     private void migrateOut(ClientState state, int to) {
+        state.pendingWill = null;  // the client has connected again, on another shard
         MigratedSession migrated = null;
         if (state.sessionExpiryInterval != 0 && state.session != null) {
             requeueHeld(state);

@@ -27,6 +27,7 @@ public final class ConnectNegotiation {
             long sessionExpiryInterval,
             int clientReceiveMaximum,
             long clientMaximumPacketSize,
+            int clientTopicAliasMaximum,
             boolean problemInformation,
             Properties connAckProperties) {}
 
@@ -106,6 +107,7 @@ public final class ConnectNegotiation {
                 sessionExpiry,
                 version.hasProperties() ? properties.receiveMaximum() : settings.maxInflightMessages(),
                 clientMaxPacketSize,
+                version.hasProperties() ? properties.topicAliasMaximum() : 0,
                 properties.requestProblemInformation() == 1,
                 version.hasProperties() ? connAck.build() : Properties.NONE));
     }

@@ -32,6 +32,9 @@ import io.pekquitto.shards.SubscribeRequest;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import java.net.InetSocketAddress;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,6 +124,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Optional<Will> will = Optional.empty();
     private Session session;
     private InboundTopicAliases topicAliases;
+    private OutboundTopicAliases outboundAliases;
     private long sessionExpiryInterval;
     private long lastPacketNanos;
     /** Set when closing while attaching: release the session as soon as it arrives. */
@@ -291,6 +295,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         will = connect.will();
         sessionExpiryInterval = terms.sessionExpiryInterval();
         topicAliases = new InboundTopicAliases(version.hasProperties() ? settings.topicAliasMaximum() : 0);
+        outboundAliases = new OutboundTopicAliases(terms.clientTopicAliasMaximum());
         timers.cancel(ConnectTimeout.INSTANCE);
         phase = Phase.ATTACHING;
         shard.tell(new Shard.Connect(clientId, connect.cleanStart(), sessionExpiryInterval, getContext().getSelf()));
@@ -344,6 +349,17 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (publish.retain() && !settings.retainAvailable()) {
             return disconnect(ReasonCode.RETAIN_NOT_SUPPORTED, "retain is not available", true);  // [MQTT-3.2.2-14]
         }
+        if (properties.payloadFormatIndicator().orElse(0) == 1 && !isUtf8(publish.payload())) {
+            // 3.3.2.3.2: a payload announced as UTF-8 that is not may be refused with 0x99.
+            switch (publish.qos()) {
+                case AT_MOST_ONCE -> {
+                    return disconnect(ReasonCode.PAYLOAD_FORMAT_INVALID, "payload is not UTF-8", true);
+                }
+                case AT_LEAST_ONCE -> write(new PubAck(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID, Properties.NONE));
+                case EXACTLY_ONCE -> write(new PubRec(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID, Properties.NONE));
+            }
+            return this;
+        }
         var message = Message.of(publish, topic, properties);
         switch (publish.qos()) {
             case AT_MOST_ONCE -> route(message);
@@ -353,7 +369,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             }
             case EXACTLY_ONCE -> {
                 if (session.firstReceipt(publish.packetId())) {
-                    if (session.awaitingPubRelCount() > settings.receiveMaximum()) {
+                    // [MQTT-3.3.4-9] a client must not exceed our Receive Maximum; 3.1.1 clients are never told it.
+                    if (session.awaitingPubRelCount() > settings.receiveMaximum()
+                            && settings.strictReceiveMaximum() && version.hasProperties()) {
                         return disconnect(ReasonCode.RECEIVE_MAXIMUM_EXCEEDED, "more QoS 2 PUBLISHes than Receive Maximum", true);
                     }
                     route(message);
@@ -362,6 +380,18 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             }
         }
         return this;
+    }
+
+    private static boolean isUtf8(io.pekquitto.protocol.Binary payload) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(payload.asByteBuffer());
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 
     private void route(Message message) {
@@ -487,6 +517,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private void deliver(Message message) {
+        if (message.isExpired(System.nanoTime())) return;  // [MQTT-3.3.2-5]
         if (!version.hasProperties() && !message.properties().isEmpty()) {
             message = message.with(message.qos(), message.retain(), Properties.NONE);
         }
@@ -553,10 +584,13 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private void writePublish(Packet packet) {
-        if (packet instanceof Publish publish && publish.qos() == QoS.AT_MOST_ONCE
-                && terms.clientMaximumPacketSize() < BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
-                && PacketEncoder.encodedSize(publish, version) > terms.clientMaximumPacketSize()) {
-            return;
+        if (packet instanceof Publish publish) {
+            if (publish.qos() == QoS.AT_MOST_ONCE
+                    && terms.clientMaximumPacketSize() < BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
+                    && PacketEncoder.encodedSize(publish, version) > terms.clientMaximumPacketSize()) {
+                return;
+            }
+            packet = outboundAliases.apply(publish);
         }
         write(packet);
     }
@@ -630,11 +664,20 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> release(boolean publishWill) {
         if (congested) relieveCongestion();
+        Optional<Shard.DelayedWill> delayedWill = Optional.empty();
         if (publishWill && will.isPresent()) {
             var w = will.get();
-            route(new Message(w.topic(), w.payload(), w.qos(), w.retain(), w.properties()));
+            var message = new Message(w.topic(), w.payload(), w.qos(), w.retain(), w.properties());
+            long delay = version.hasProperties() ? w.properties().willDelayInterval() : 0;
+            if (delay == 0) {
+                route(message);
+            } else {
+                // 3.1.3.2.2: published after the Will Delay Interval or when the session ends, unless
+                // the client reconnects first; the shard keeps it, it outlives this connection.
+                delayedWill = Optional.of(new Shard.DelayedWill(message, delay));
+            }
         }
-        shard.tell(new Shard.Release(clientId, getContext().getSelf(), session, sessionExpiryInterval));
+        shard.tell(new Shard.Release(clientId, getContext().getSelf(), session, sessionExpiryInterval, delayedWill));
         session = null;
         publishWillOnRelease = false;
         released = true;  // stay until the shard confirms, bouncing what it still sends us

@@ -2,6 +2,7 @@ package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import java.util.Objects;
@@ -13,8 +14,15 @@ import java.util.Objects;
  * granted QoS and {@code retain} the flag to send; {@code properties} hold the Subscription Identifiers,
  * and {@code sharedFilter} names the shared subscription ({@code $share/g/f}) it came through, or is
  * empty: a message of a shared subscription is given to another member if its session ends first.
+ *
+ * <p>{@code expiryDeadline} is the {@link System#nanoTime()} at which a message with a Message Expiry
+ * Interval expires, or {@link #NEVER} (3.3.2.3.3).
  */
-public record Message(String topic, Binary payload, QoS qos, boolean retain, Properties properties, String sharedFilter) {
+public record Message(String topic, Binary payload, QoS qos, boolean retain, Properties properties, String sharedFilter,
+                      long expiryDeadline) {
+    /** The deadline of a message without a Message Expiry Interval. */
+    public static final long NEVER = Long.MAX_VALUE;
+
     public Message {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(payload, "payload");
@@ -23,9 +31,9 @@ public record Message(String topic, Binary payload, QoS qos, boolean retain, Pro
         Objects.requireNonNull(sharedFilter, "sharedFilter");
     }
 
-    /** A message not delivered through a shared subscription. */
+    /** A message with no shared subscription, its expiry read from its properties now. */
     public Message(String topic, Binary payload, QoS qos, boolean retain, Properties properties) {
-        this(topic, payload, qos, retain, properties, "");
+        this(topic, payload, qos, retain, properties, "", deadlineOf(properties, System.nanoTime()));
     }
 
     /** The message a client published; the caller has already resolved any Topic Alias into the topic. */
@@ -33,17 +41,35 @@ public record Message(String topic, Binary payload, QoS qos, boolean retain, Pro
         return new Message(topic, publish.payload(), publish.qos(), publish.retain(), properties);
     }
 
-    /** The PUBLISH that delivers this message to one client. */
+    private static long deadlineOf(Properties properties, long now) {
+        var interval = properties.messageExpiryInterval();
+        return interval.isEmpty() ? NEVER : now + interval.get() * 1_000_000_000L;
+    }
+
+    /** Whether the Message Expiry Interval has passed: it must not start onward delivery ([MQTT-3.3.2-5]). */
+    public boolean isExpired(long now) {
+        return expiryDeadline != NEVER && now - expiryDeadline >= 0;
+    }
+
+    /**
+     * The PUBLISH that delivers this message to one client. Its Message Expiry Interval is what is left
+     * of the received one ([MQTT-3.3.2-6]), rounded up so that it is never sent as 0 while still alive.
+     */
     public Publish toPublish(int packetId, boolean dup) {
-        return new Publish(topic, payload, qos, retain, dup, packetId, properties);
+        var sent = properties;
+        if (expiryDeadline != NEVER) {
+            long left = Math.max(1, (expiryDeadline - System.nanoTime() + 999_999_999L) / 1_000_000_000L);
+            sent = properties.toBuilder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, left).build();
+        }
+        return new Publish(topic, payload, qos, retain, dup, packetId, sent);
     }
 
     public Message with(QoS newQos, boolean newRetain, Properties newProperties) {
-        return new Message(topic, payload, newQos, newRetain, newProperties, sharedFilter);
+        return new Message(topic, payload, newQos, newRetain, newProperties, sharedFilter, expiryDeadline);
     }
 
     public Message viaShared(String newSharedFilter) {
-        return new Message(topic, payload, qos, retain, properties, newSharedFilter);
+        return new Message(topic, payload, qos, retain, properties, newSharedFilter, expiryDeadline);
     }
 
     public boolean isShared() {

@@ -25,6 +25,8 @@ public final class Session {
     private final String clientId;
     private final int maxQueuedMessages;
     private final boolean queueQos0Messages;
+    private final long maxQueuedBytes;
+    private long queuedBytes;
 
     /** Messages not yet sent, oldest first. */
     private final ArrayDeque<Message> queue = new ArrayDeque<>();
@@ -39,8 +41,14 @@ public final class Session {
     private record Outgoing(Message message, boolean released) {}
 
     public Session(String clientId, int maxQueuedMessages, boolean queueQos0Messages) {
+        this(clientId, maxQueuedMessages, 0, queueQos0Messages);
+    }
+
+    /** @param maxQueuedBytes payload bytes the queue may hold, 0 for no limit ({@code max-queued-bytes}) */
+    public Session(String clientId, int maxQueuedMessages, long maxQueuedBytes, boolean queueQos0Messages) {
         this.clientId = clientId;
         this.maxQueuedMessages = maxQueuedMessages;
+        this.maxQueuedBytes = maxQueuedBytes;
         this.queueQos0Messages = queueQos0Messages;
     }
 
@@ -62,11 +70,14 @@ public final class Session {
      */
     public boolean enqueue(Message message, boolean offline, boolean overLimit) {
         if (offline && message.qos() == QoS.AT_MOST_ONCE && !queueQos0Messages) return false;
-        if (queue.size() >= maxQueuedMessages && !overLimit) {
+        boolean full = queue.size() >= maxQueuedMessages
+                || (maxQueuedBytes > 0 && queuedBytes + message.payload().length() > maxQueuedBytes);
+        if (full && !overLimit) {
             droppedMessages++;
             return false;
         }
         queue.add(message);
+        queuedBytes += message.payload().length();
         return true;
     }
 
@@ -76,17 +87,28 @@ public final class Session {
      * without taking a slot.
      */
     public void drain(int receiveMaximum, Consumer<Packet> send) {
+        long now = System.nanoTime();
         while (!queue.isEmpty()) {
             var next = queue.peek();
+            if (next.isExpired(now)) {
+                take();  // [MQTT-3.3.2-5] expired before onward delivery started
+                continue;
+            }
             if (next.qos() == QoS.AT_MOST_ONCE) {
-                queue.poll();
+                take();
                 send.accept(next.toPublish(0, false));
                 continue;
             }
             if (inflight.size() >= receiveMaximum) return;
-            queue.poll();
+            take();
             send.accept(startFlight(next));
         }
+    }
+
+    private Message take() {
+        var message = queue.poll();
+        queuedBytes -= message.payload().length();
+        return message;
     }
 
     /** Whether a new QoS 1/2 message may go straight out, or must queue behind others. */
@@ -168,7 +190,11 @@ public final class Session {
     public void dropQueuedQos0() {
         if (queueQos0Messages) return;
         for (Iterator<Message> it = queue.iterator(); it.hasNext(); ) {
-            if (it.next().qos() == QoS.AT_MOST_ONCE) it.remove();
+            var message = it.next();
+            if (message.qos() == QoS.AT_MOST_ONCE) {
+                it.remove();
+                queuedBytes -= message.payload().length();
+            }
         }
     }
 
@@ -190,6 +216,7 @@ public final class Session {
             if (message.isShared()) {
                 taken.add(message);
                 it.remove();
+                queuedBytes -= message.payload().length();
             }
         }
         return taken;

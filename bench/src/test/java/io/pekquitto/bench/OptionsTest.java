@@ -1,0 +1,56 @@
+package io.pekquitto.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class OptionsTest {
+
+    @Test
+    void valuesFlagsAndDefaults() {
+        var options = Options.parse("fanin", "--qos", "2", "--duration", "2.5", "--json");
+        assertEquals("fanin", options.scenario);
+        assertEquals(2, options.integer("qos", 0, 0, 2));
+        assertEquals(2_500_000_000L, options.nanos("duration", 10));
+        assertEquals(10, options.integer("publishers", 10, 1, 100));
+        assertTrue(options.flag("json"));
+    }
+
+    @Test
+    void mistakesAreUsageErrors() {
+        assertThrows(Options.UsageException.class, () -> Options.parse("nonsense"));
+        assertThrows(Options.UsageException.class, () -> Options.parse("fanin", "--qos"));
+        assertThrows(Options.UsageException.class, () -> Options.parse("fanin", "--bogus", "1"));
+        var options = Options.parse("fanin", "--qos", "3");
+        assertThrows(Options.UsageException.class, () -> options.integer("qos", 0, 0, 2));
+    }
+
+    @Test
+    void rssLineParses() {
+        assertEquals(12_345, IdleScenario.parseKib("VmRSS:\t   12345 kB"));
+    }
+
+    @Test
+    void heapInfoParses() {
+        var info = " garbage-first heap   total 262144K, used 27012K [0x0000000700000000, 0x0000000800000000)\n"
+                + "  region size 1024K, 12 young (12288K), 0 survivors (0K)\n";
+        assertEquals(27_012, IdleScenario.parseHeapUsedKib(info));
+    }
+
+    @Test
+    void percentilesUseTheNearestRank() {
+        long[] sorted = new long[100];
+        for (int i = 0; i < 100; i++) sorted[i] = (i + 1) * 1_000L;
+        assertEquals(50.0, LatencyScenario.micros(sorted, 0.50));
+        assertEquals(99.0, LatencyScenario.micros(sorted, 0.99));
+        assertEquals(100.0, LatencyScenario.micros(sorted, 1.0));
+    }
+
+    @Test
+    void jsonEscapesText() {
+        var report = new Report("fanin").put("label", "a\"b").put("rate", 1.5).put("n", 3L);
+        assertEquals("{\"scenario\":\"fanin\",\"label\":\"a\\\"b\",\"rate\":1.500,\"n\":3}", report.json());
+    }
+}

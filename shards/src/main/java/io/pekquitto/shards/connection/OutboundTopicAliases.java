@@ -1,0 +1,42 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.Publish;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Topic aliases the broker sets towards an MQTT 5 client (3.3.2.3.4), within the client's Topic Alias
+ * Maximum ([MQTT-3.3.2-9]). The policy is simple and bounded: the first {@code maximum} distinct topics
+ * sent get an alias, established by sending the topic with it once; later PUBLISHes on those topics
+ * carry the alias and an empty topic. Other topics go out in full. Aliases live for this network
+ * connection only ([MQTT-3.3.2-7]).
+ */
+final class OutboundTopicAliases {
+    private final int maximum;
+    private final Map<String, Integer> aliases = new HashMap<>();
+
+    OutboundTopicAliases(int maximum) {
+        this.maximum = maximum;
+    }
+
+    /** The PUBLISH to send: unchanged, establishing an alias, or using one. */
+    Publish apply(Publish publish) {
+        if (maximum == 0) return publish;
+        var alias = aliases.get(publish.topic());
+        if (alias != null) {
+            return new Publish("", publish.payload(), publish.qos(), publish.retain(), publish.dup(),
+                    publish.packetId(), withAlias(publish.properties(), alias));
+        }
+        if (aliases.size() >= maximum) return publish;
+        int newAlias = aliases.size() + 1;
+        aliases.put(publish.topic(), newAlias);
+        return new Publish(publish.topic(), publish.payload(), publish.qos(), publish.retain(), publish.dup(),
+                publish.packetId(), withAlias(publish.properties(), newAlias));
+    }
+
+    private static Properties withAlias(Properties properties, int alias) {
+        return properties.toBuilder().set(PropertyId.TOPIC_ALIAS, alias).build();
+    }
+}

@@ -1,0 +1,92 @@
+package io.pekquitto.shards.connection;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.Will;
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ConnectNegotiationTest {
+    private static final BrokerSettings DEFAULTS = BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0));
+
+    private static Connect connect(ProtocolVersion version, String clientId, boolean cleanStart, int keepAlive,
+                                   Properties properties) {
+        return new Connect(version, clientId, cleanStart, keepAlive, Optional.empty(), Optional.empty(),
+                Optional.empty(), properties);
+    }
+
+    @Test
+    void anEmptyClientIdGetsAnAssignedOne() {  // [MQTT-3.1.3-6], [MQTT-3.2.2-16]
+        var terms = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "", true, 60, Properties.NONE), DEFAULTS)
+                .terms().orElseThrow();
+        assertTrue(terms.clientIdAssigned());
+        assertEquals(Optional.of(terms.clientId()), terms.connAckProperties().assignedClientIdentifier());
+    }
+
+    @Test
+    void v311EmptyClientIdNeedsCleanSession() {  // [MQTT-3.1.3-8]
+        var outcome = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_3_1_1, "", false, 60, Properties.NONE), DEFAULTS);
+        assertEquals(ReasonCode.CLIENT_IDENTIFIER_NOT_VALID, outcome.refusal());
+        assertEquals(2, outcome.refusal().connAckReturnCodeV3());
+    }
+
+    @Test
+    void aKeepAliveAboveTheMaximumIsAnsweredWithServerKeepAlive() {  // 3.2.2.3.14
+        var settings = new BrokerSettings(1, List.of(new ListenerSettings("127.0.0.1", 0)), 1000, 30, 20, 20, 10,
+                false, true, 2, 10, Duration.ofHours(1), Duration.ofSeconds(5));
+        var terms = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", true, 600, Properties.NONE), settings)
+                .terms().orElseThrow();
+        assertEquals(30, terms.keepAliveSeconds());
+        assertEquals(Optional.of(30), terms.connAckProperties().serverKeepAlive());
+        assertEquals(Optional.of(1000L), terms.connAckProperties().maximumPacketSize());
+    }
+
+    @Test
+    void aSessionExpiryAboveTheMaximumIsLoweredAndAnnounced() {
+        var settings = new BrokerSettings(1, List.of(new ListenerSettings("127.0.0.1", 0)), 1000, 30, 20, 20, 10,
+                false, true, 2, 10, Duration.ofHours(1), Duration.ofSeconds(5));
+        var properties = Properties.builder().set(PropertyId.SESSION_EXPIRY_INTERVAL, 86_400L).build();
+        var terms = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", false, 10, properties), settings)
+                .terms().orElseThrow();
+        assertEquals(3600, terms.sessionExpiryInterval());
+        assertEquals(Optional.of(3600L), terms.connAckProperties().sessionExpiryIntervalIfPresent());
+    }
+
+    @Test
+    void anAuthenticationMethodIsRefused() {  // no enhanced authentication: 0x8C
+        var properties = Properties.builder().set(PropertyId.AUTHENTICATION_METHOD, "SCRAM-SHA-1").build();
+        var outcome = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", true, 10, properties), DEFAULTS);
+        assertEquals(ReasonCode.BAD_AUTHENTICATION_METHOD, outcome.refusal());
+    }
+
+    @Test
+    void aWillAboveMaxQosIsRefused() {  // [MQTT-3.2.2-12]
+        var settings = new BrokerSettings(1, List.of(new ListenerSettings("127.0.0.1", 0)), 1000, 30, 20, 20, 10,
+                false, true, 1, 10, Duration.ofHours(1), Duration.ofSeconds(5));
+        var will = new Will("w", Binary.utf8("bye"), QoS.EXACTLY_ONCE, false, Properties.NONE);
+        var withWill = new Connect(ProtocolVersion.MQTT_5, "c", true, 10, Optional.of(will), Optional.empty(),
+                Optional.empty(), Properties.NONE);
+        assertEquals(ReasonCode.QOS_NOT_SUPPORTED, ConnectNegotiation.negotiate(withWill, settings).refusal());
+    }
+
+    @Test
+    void v311CleanSessionZeroKeepsTheSessionAndOneEndsIt() {
+        var keep = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_3_1_1, "c", false, 10, Properties.NONE), DEFAULTS);
+        var end = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_3_1_1, "c", true, 10, Properties.NONE), DEFAULTS);
+        assertTrue(keep.terms().orElseThrow().sessionExpiryInterval() > 0);
+        assertEquals(0, end.terms().orElseThrow().sessionExpiryInterval());
+        assertEquals(Properties.NONE, keep.terms().orElseThrow().connAckProperties(), "3.1.1 CONNACK has no properties");
+    }
+}

@@ -1,0 +1,43 @@
+package io.pekquitto.shards.connection;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.Publish;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class OutboundTopicAliasesTest {
+    private static Publish publish(String topic) {
+        return Publish.atMostOnce(topic, Binary.utf8("x"), false);
+    }
+
+    @Test
+    void theFirstUseEstablishesTheAliasAndLaterOnesOmitTheTopic() {  // 3.3.2.3.4
+        var aliases = new OutboundTopicAliases(2);
+        var first = aliases.apply(publish("a/b"));
+        assertEquals("a/b", first.topic());
+        assertEquals(Optional.of(1), first.properties().topicAlias());
+        var second = aliases.apply(publish("a/b"));
+        assertEquals("", second.topic());
+        assertEquals(Optional.of(1), second.properties().topicAlias());
+    }
+
+    @Test
+    void neverMoreAliasesThanTheClientsMaximum() {  // [MQTT-3.3.2-9]
+        var aliases = new OutboundTopicAliases(1);
+        aliases.apply(publish("a"));
+        var other = publish("b");
+        assertSame(other, aliases.apply(other), "past the maximum a topic goes out in full, without an alias");
+    }
+
+    @Test
+    void aClientWithoutTopicAliasMaximumGetsNoAliases() {  // [MQTT-3.3.2-8]: the default maximum is 0
+        var aliases = new OutboundTopicAliases(0);
+        var plain = publish("a");
+        assertSame(plain, aliases.apply(plain));
+        assertEquals(Properties.NONE, aliases.apply(plain).properties());
+    }
+}

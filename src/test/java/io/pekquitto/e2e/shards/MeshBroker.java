@@ -1,0 +1,182 @@
+package io.pekquitto.e2e.shards;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.ops.Pekquitto;
+import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.ListenerSettings;
+import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.connection.Connection;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.ActorIdentity;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.DeadLetter;
+import org.apache.pekko.actor.Identify;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.pattern.Patterns;
+
+/**
+ * A broker started for a test, with what the test knows of its round-robin placement: the k-th
+ * accepted TCP connection goes to shard {@code k % shards}, and the n-th connection a shard accepts
+ * since it (re)started is its child {@code connection-n}. Clients connect strictly one after another
+ * through {@link #on}, which first opens throwaway connections to reach the wanted shard, then checks
+ * that the new connection's actor is where the count says: a test that thinks it spans two shards does.
+ */
+final class MeshBroker implements AutoCloseable {
+    private static final Duration ASK_TIMEOUT = Duration.ofSeconds(3);
+    private static final AtomicInteger THROWAWAYS = new AtomicInteger();
+
+    private final Pekquitto broker;
+    private final int shards;
+    /** Connections accepted by the listener so far. */
+    private int accepted;
+    /** Connections each shard has accepted since it (re)started: the number in its child's name. */
+    private final int[] acceptedByShard;
+
+    /** The broker's dead letters by message class: a {@code Deliver} among them is a message lost. */
+    private final Map<String, Integer> deadLetters = new ConcurrentHashMap<>();
+
+    private MeshBroker(Pekquitto broker, int shards) {
+        this.broker = broker;
+        this.shards = shards;
+        this.acceptedByShard = new int[shards];
+        var system = broker.actorSystem();
+        var counter = system.systemActorOf(Behaviors.receive(DeadLetter.class).onMessage(DeadLetter.class, dead -> {
+            deadLetters.merge(dead.message().getClass().getName(), 1, Integer::sum);
+            return Behaviors.same();
+        }).build(), "test-dead-letters", Props.empty());
+        system.eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, counter));
+    }
+
+    /** Dead letters so far, by message class (for failure messages and bug reports). */
+    Map<String, Integer> deadLetters() {
+        return new TreeMap<>(deadLetters);
+    }
+
+    /**
+     * The defaults with {@code shards} shards, except a larger offline/slow-session queue: the
+     * 10,000-message tests are about the mesh, not about {@code max-queued-messages} dropping what a
+     * slow subscriber has not taken yet (documented: more are dropped).
+     */
+    static BrokerSettings settings(int shards) {
+        return BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(shards)
+                .withQueueLimits(100_000, 0);
+    }
+
+    static MeshBroker start(int shards) {
+        return new MeshBroker(Pekquitto.start(settings(shards)), shards);
+    }
+
+    int port() {
+        return broker.port();
+    }
+
+    String uri() {
+        return "tcp://127.0.0.1:" + port();
+    }
+
+    /** The shard the next accepted connection goes to. */
+    int nextShard() {
+        return accepted % shards;
+    }
+
+    /**
+     * Opens one client's connection on {@code shard}: {@code connect} must open exactly one TCP
+     * connection and return once its CONNACK has arrived (a refused CONNECT counts as well).
+     */
+    <T> T on(int shard, Callable<T> connect) throws Exception {
+        skipTo(shard);
+        int n = countAccepted(shard);
+        T client = connect.call();
+        assertTrue(connectionExists(shard, n), "the client's connection is not " + path(shard, n));
+        return client;
+    }
+
+    /** Opens throwaway connections (CONNECT, CONNACK, DISCONNECT) until the next one lands on {@code shard}. */
+    void skipTo(int shard) throws Exception {
+        assertTrue(shard >= 0 && shard < shards, "no shard " + shard);
+        while (nextShard() != shard) {
+            countAccepted(nextShard());
+            RawMqtt.connectAndDisconnect(port(), "throwaway-" + THROWAWAYS.incrementAndGet());
+        }
+    }
+
+    private int countAccepted(int shard) {
+        accepted++;
+        return ++acceptedByShard[shard];
+    }
+
+    /** The path of the {@code n}-th connection of {@code shard} since it (re)started. */
+    static String path(int shard, int n) {
+        return "/user/shard-" + shard + "/connection-" + n;
+    }
+
+    boolean connectionExists(int shard, int n) throws Exception {
+        var selection = broker.actorSystem().classicSystem().actorSelection(path(shard, n));
+        var reply = Patterns.ask(selection, new Identify(n), ASK_TIMEOUT).toCompletableFuture()
+                .get(ASK_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        return ((ActorIdentity) reply).getActorRef().isPresent();
+    }
+
+    /** Returns once {@code connection-n} of {@code shard} has stopped (its client gone, its session released). */
+    void awaitConnectionGone(int shard, int n) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (connectionExists(shard, n)) {
+            assertTrue(System.nanoTime() < deadline, path(shard, n) + " did not stop");
+            Thread.sleep(10);
+        }
+    }
+
+    /** The connection actor of the last client placed on {@code shard} through {@link #on}. */
+    int lastConnectionOn(int shard) {
+        return acceptedByShard[shard];
+    }
+
+    /** Makes the connection actor {@code connection-n} of {@code shard} throw. */
+    void failConnection(int shard, int n) {
+        broker.actorSystem().classicSystem().actorSelection(path(shard, n))
+                .tell(Connection.InjectFailure.INSTANCE, ActorRef.noSender());
+    }
+
+    /**
+     * Makes {@code shard} throw, and returns once its supervisor has restarted it: the connections it
+     * had are stopped, and it names its connections from {@code connection-1} again.
+     */
+    void failShard(int shard) throws Exception {
+        int last = acceptedByShard[shard];
+        assertTrue(last > 0, "fail a shard that has connections, to see them go");
+        broker.actorSystem().classicSystem().actorSelection("/user/shard-" + shard)
+                .tell(Shard.InjectFailure.INSTANCE, ActorRef.noSender());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (connectionExists(shard, last)) {
+            assertTrue(System.nanoTime() < deadline, "the connections of shard-" + shard + " were not stopped");
+            Thread.sleep(20);
+        }
+        acceptedByShard[shard] = 0;
+        assertTrue(shardExists(shard), "shard-" + shard + " is gone instead of restarted");
+    }
+
+    private boolean shardExists(int shard) throws Exception {
+        var selection = broker.actorSystem().classicSystem().actorSelection("/user/shard-" + shard);
+        var reply = Patterns.ask(selection, new Identify(shard), ASK_TIMEOUT).toCompletableFuture()
+                .get(ASK_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        return ((ActorIdentity) reply).getActorRef().isPresent();
+    }
+
+    int shards() {
+        return shards;
+    }
+
+    @Override
+    public void close() {
+        broker.close();
+    }
+}
