@@ -29,6 +29,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -194,6 +196,48 @@ class PublishIT {
                 assertFalse(publish.properties().containsKey(0x23), "no Topic Alias towards this subscriber");
                 subscriber.send(RawClient.ack(PUBACK, publish.packetId()));
             }
+        }
+    }
+
+    @Test
+    @Timeout(15)
+    @DisplayName("5.0: topic aliases the server sends stay within the client's Topic Alias Maximum and always resolve [MQTT-3.1.2-26] [MQTT-3.3.2-10]")
+    void outboundTopicAliasesStayWithinTheClientsMaximum() throws Exception {
+        String root = Names.topic("out-alias");
+        byte[] aliasMaximum2 = new RawClient.Bytes().u8(0x22).u16(2).toByteArray();   // Topic Alias Maximum = 2
+        var published = new LinkedHashMap<String, List<String>>();
+        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(aliasMaximum2))) {
+            subscriber.send(RawClient.subscribe(V5, 1, new Filter(root + "/#", 1)));
+            subscriber.expect(SUBACK);
+            var publisher = publishers.v5();
+            for (int round = 0; round < 3; round++) {
+                for (String level : List.of("a", "b", "c", "d")) {
+                    String payload = level + round;
+                    published.computeIfAbsent(root + "/" + level, t -> new ArrayList<>()).add(payload);
+                    publisher.publish(root + "/" + level, payload, 1, false);
+                }
+            }
+            var aliases = new HashMap<Integer, String>();
+            var received = new LinkedHashMap<String, List<String>>();
+            for (int i = 0; i < 12; i++) {
+                var publish = subscriber.expect(PUBLISH).publish(V5);
+                String topic = publish.topic();
+                var alias = (Long) publish.properties().get(0x23);
+                if (alias != null) {
+                    assertTrue(alias >= 1 && alias <= 2, "Topic Alias " + alias + " outside 1..2");
+                    if (topic.isEmpty()) {
+                        topic = aliases.get(alias.intValue());
+                        assertNotNull(topic, "alias " + alias + " used before it was set");
+                    } else {
+                        aliases.put(alias.intValue(), topic);
+                    }
+                } else {
+                    assertFalse(topic.isEmpty(), "an empty Topic Name without a Topic Alias");
+                }
+                received.computeIfAbsent(topic, t -> new ArrayList<>()).add(publish.payloadText());
+                subscriber.send(RawClient.ack(PUBACK, publish.packetId()));
+            }
+            assertEquals(published, received);
         }
     }
 
