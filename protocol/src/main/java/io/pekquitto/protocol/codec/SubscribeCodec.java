@@ -64,7 +64,11 @@ final class SubscribeCodec {
                 throw new MalformedPacketException("reserved bits of the requested QoS byte set [MQTT-3.8.3-4]");
             }
             int qos = options & QOS_MASK;
-            if (qos == 3) throw new MalformedPacketException("subscription with QoS 3 (3.8.3.1)");
+            if (qos == 3) {
+                // 3.8.3.1: a Protocol Error in MQTT 5; in 3.1.1 a reserved value, so malformed.
+                throw v5 ? new MalformedPacketException(ReasonCode.PROTOCOL_ERROR, "Maximum QoS 3 (3.8.3.1)")
+                        : new MalformedPacketException("subscription with QoS 3 (3.8.3.1)");
+            }
             int retainHandling = (options & RETAIN_HANDLING_MASK) >> RETAIN_HANDLING_SHIFT;
             if (retainHandling == 3) {
                 throw new MalformedPacketException(ReasonCode.PROTOCOL_ERROR, "Retain Handling 3 (3.8.3.1)");

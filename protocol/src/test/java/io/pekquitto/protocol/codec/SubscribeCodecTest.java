@@ -69,8 +69,13 @@ class SubscribeCodecTest {
     }
 
     @Test
-    void qos3IsMalformed() {
-        assertMalformed(V5, 0x82, 7, 0, 1, 0, 0, 1, 'a', 0x03);  // 3.8.3.1
+    void maximumQos3IsAProtocolErrorIn5() {
+        assertRefused(ReasonCode.PROTOCOL_ERROR, V5, 0x82, 7, 0, 1, 0, 0, 1, 'a', 0x03);  // 3.8.3.1
+    }
+
+    @Test
+    void qos3IsMalformedIn311() {
+        assertMalformed(V3, 0x82, 6, 0, 1, 0, 1, 'a', 0x03);  // reserved value (3.8.3.1 of 3.1.1)
     }
 
     @Test

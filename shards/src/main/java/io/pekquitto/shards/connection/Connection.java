@@ -667,7 +667,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         Optional<Shard.DelayedWill> delayedWill = Optional.empty();
         if (publishWill && will.isPresent()) {
             var w = will.get();
-            var message = new Message(w.topic(), w.payload(), w.qos(), w.retain(), w.properties());
+            // Will Delay Interval is a Will Property only (Table 2-4): the PUBLISH must not carry it.
+            var properties = w.properties().toBuilder().remove(PropertyId.WILL_DELAY_INTERVAL).build();
+            var message = new Message(w.topic(), w.payload(), w.qos(), w.retain(), properties);
             long delay = version.hasProperties() ? w.properties().willDelayInterval() : 0;
             if (delay == 0) {
                 route(message);
