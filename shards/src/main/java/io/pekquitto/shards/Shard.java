@@ -157,6 +157,14 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private final Map<ActorRef<Connection.Command>, String> clientIdByConnection = new HashMap<>();
     private final SubscriptionTrie<String, SubscriptionEntry> subscriptions = new SubscriptionTrie<>();
     private final RetainedIndex<Message> retained = new RetainedIndex<>();
+    /**
+     * What a topic matches here, computed from the indexes once and reused until any of them changes:
+     * publishes repeat their topics, and a trie walk per publish (twice with the mesh) is the hot path.
+     * Cleared on every subscription, interest or membership change, and when it holds too many topics.
+     */
+    private final Map<String, Matches> routes = new HashMap<>();
+    private static final int ROUTE_CACHE_LIMIT = 10_000;
+
     /** Per-publish scratch: one delivery per client however many of its subscriptions match. */
     private final Map<String, Delivery> deliveries = new HashMap<>();
     /** Deliveries of this turn per connection, sent as one message each at the next {@link Flush}. */
@@ -205,6 +213,15 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
 
         boolean isOffline() { return connection == null && waitingTakeover == null; }
     }
+
+    /** One matching subscription. */
+    private record Match(String clientId, SubscriptionEntry entry) {}
+
+    /**
+     * The matches of one topic: local subscriptions ({@code uniqueClients} when no client has two of
+     * them, so no aggregation is needed), the peers with matching filters, the matching shared groups.
+     */
+    private record Matches(List<Match> local, boolean uniqueClients, int[] remoteShards, List<SharedGroups.Group> groups) {}
 
     /** The aggregate of one client's matching subscriptions for one message. */
     private static final class Delivery {
@@ -522,15 +539,48 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     /** Retains, delivers here, picks shared members, and forwards to the shards with matching filters. */
     private void routeMessage(String publisherId, Message message) {
         if (message.retain()) retain(message);
-        deliverLocally(publisherId, message);
-        deliverShared(publisherId, message);
+        var route = routeFor(message.topic());
+        deliverLocally(publisherId, message, route);
+        for (var group : route.groups()) deliverShared(group, publisherId, message);
         if (!isMesh()) return;
-        interest.remoteShardsFor(message.topic(), destinations);
-        for (int shard = 0; shard < destinations.length; shard++) {
-            if (shard == index || !(destinations[shard] || message.retain())) continue;
-            forward(shard, new Forwarded(publisherId, message, null, null));
+        if (message.retain()) {
+            // Every shard keeps a copy of the retained messages.
+            for (int shard = 0; shard < peers.size(); shard++) {
+                if (shard != index) forward(shard, new Forwarded(publisherId, message, null, null));
+            }
+        } else {
+            for (int shard : route.remoteShards()) forward(shard, new Forwarded(publisherId, message, null, null));
         }
-        Arrays.fill(destinations, false);
+    }
+
+    private Matches routeFor(String topic) {
+        var route = routes.get(topic);
+        if (route != null) return route;
+        if (routes.size() >= ROUTE_CACHE_LIMIT) routes.clear();
+        var local = new ArrayList<Match>(2);
+        subscriptions.forEachMatch(topic, (filter, clientId, entry) -> local.add(new Match(clientId, entry)));
+        var clientIds = new HashSet<String>();
+        boolean unique = true;
+        for (var match : local) unique &= clientIds.add(match.clientId());
+        int[] remote = new int[0];
+        if (isMesh()) {
+            interest.remoteShardsFor(topic, destinations);
+            int count = 0;
+            for (boolean d : destinations) if (d) count++;
+            remote = new int[count];
+            for (int shard = 0, i = 0; shard < destinations.length; shard++) if (destinations[shard]) remote[i++] = shard;
+            Arrays.fill(destinations, false);
+        }
+        var groups = new ArrayList<SharedGroups.Group>(0);
+        shared.forEachMatch(topic, groups::add);
+        route = new Matches(List.copyOf(local), unique, remote, List.copyOf(groups));
+        routes.put(topic, route);
+        return route;
+    }
+
+    /** The indexes changed: routes must be computed again. */
+    private void indexesChanged() {
+        routes.clear();
     }
 
     /** Keeps a delayed will until min(Will Delay Interval, Session Expiry Interval) (3.1.3.2.2). */
@@ -551,10 +601,26 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     }
 
     /** Delivers to this shard's own subscribers: one delivery per client, the spec's overlap rules. */
-    private void deliverLocally(String publisherId, Message message) {
-        subscriptions.forEachMatch(message.topic(), (filter, clientId, entry) -> {
+    private void deliverLocally(String publisherId, Message message, Matches route) {
+        if (route.uniqueClients()) {
+            // The common case: each client matches once, its delivery is its subscription's.
+            for (var match : route.local()) {
+                var options = match.entry().options();
+                if (options.noLocal() && match.clientId().equals(publisherId)) continue;  // [MQTT-3.8.3-3]
+                var properties = message.properties();
+                if (match.entry().subscriptionIdentifier() != 0) {
+                    properties = properties.toBuilder().addSubscriptionIdentifier(match.entry().subscriptionIdentifier()).build();
+                }
+                deliver(match.clientId(), message.with(QoS.min(message.qos(), options.maximumQos()),
+                        options.retainAsPublished() && message.retain(), properties));
+            }
+            return;
+        }
+        for (var match : route.local()) {
+            var clientId = match.clientId();
+            var entry = match.entry();
             var options = entry.options();
-            if (options.noLocal() && clientId.equals(publisherId)) return;  // [MQTT-3.8.3-3]
+            if (options.noLocal() && clientId.equals(publisherId)) continue;  // [MQTT-3.8.3-3]
             var delivery = deliveries.computeIfAbsent(clientId, id -> new Delivery());
             if (options.maximumQos().value() > delivery.qos.value()) delivery.qos = options.maximumQos();
             delivery.retainAsPublished |= options.retainAsPublished();
@@ -562,7 +628,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 if (delivery.subscriptionIdentifiers == null) delivery.subscriptionIdentifiers = new ArrayList<>(1);
                 delivery.subscriptionIdentifiers.add(entry.subscriptionIdentifier());
             }
-        });
+        }
         if (deliveries.isEmpty()) return;
         for (var entry : deliveries.entrySet()) {
             var delivery = entry.getValue();
@@ -580,12 +646,10 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
         deliveries.clear();
     }
 
-    /** Picks one member of each matching shared group, round-robin across all shards (4.8.2). */
-    private void deliverShared(String publisherId, Message message) {
-        shared.forEachMatch(message.topic(), group -> {
-            var member = group.next(null);
-            if (member != null) sendToMember(group, member, publisherId, message);
-        });
+    /** Picks one member of a matching shared group, round-robin across all shards (4.8.2). */
+    private void deliverShared(SharedGroups.Group group, String publisherId, Message message) {
+        var member = group.next(null);
+        if (member != null) sendToMember(group, member, publisherId, message);
     }
 
     private void sendToMember(SharedGroups.Group group, SharedGroups.Member member, String publisherId, Message message) {
@@ -706,7 +770,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 continue;
             }
             if (message.retain()) retain(message);
-            deliverLocally(item.publisherId(), message);
+            deliverLocally(item.publisherId(), message, routeFor(message.topic()));
         }
         if (congested.isEmpty()) {
             peers.get(forward.from()).tell(new ForwardAck(index));
@@ -796,10 +860,12 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             var previous = existing == null ? null : findMember(existing, clientId);
             var member = new SharedGroups.Member(clientId, index, entry);
             shared.join(group, filter, member);
+            indexesChanged();
             broadcast(new Joined(group, filter, member));
             return previous == null ? null : previous.entry();
         }
         var previous = subscriptions.put(topicFilter, clientId, entry);
+        indexesChanged();
         if (previous == null && interest.addLocal(topicFilter)) broadcast(new InterestAdded(topicFilter));
         return previous;
     }
@@ -809,9 +875,11 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
             var group = TopicFilter.shareGroup(topicFilter);
             var filter = TopicFilter.sharedFilterTopic(topicFilter);
             shared.leave(group, filter, clientId);
+            indexesChanged();
             broadcast(new Left(group, filter, clientId));
             return;
         }
+        indexesChanged();
         if (subscriptions.remove(topicFilter, clientId) != null && interest.removeLocal(topicFilter)) {
             broadcast(new InterestRemoved(topicFilter));
         }
@@ -878,6 +946,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onControl(Control control) {
         int from = control.from();
         var message = control.message();
+        if (!(message instanceof Sync || message instanceof SyncAck)) indexesChanged();
         if (message instanceof InterestAdded added) {
             interest.addRemote(added.filter(), from);
         } else if (message instanceof InterestRemoved removed) {
