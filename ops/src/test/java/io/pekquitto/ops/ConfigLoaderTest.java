@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
+import io.pekquitto.shards.Placement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,9 +37,11 @@ class ConfigLoaderTest {
     void defaultsAreTheDocumentedValues() {
         var settings = read(Optional.empty(), systemProperties());
 
-        assertEquals(new BrokerSettings(1, List.of(new ListenerSettings("0.0.0.0", 1883)), 268_435_460, 65_535, 20, 20,
-                1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10)), settings);
-        assertEquals(BrokerSettings.defaults(new ListenerSettings("0.0.0.0", 1883)), settings);
+        int processors = Runtime.getRuntime().availableProcessors();  // shards = auto
+        assertEquals(new BrokerSettings(processors, List.of(new ListenerSettings("0.0.0.0", 1883)), 268_435_460, 65_535,
+                20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
+                Placement.ROUND_ROBIN, 0, true), settings);
+        assertEquals(BrokerSettings.defaults(new ListenerSettings("0.0.0.0", 1883)).withShards(processors), settings);
     }
 
     @Test
@@ -89,7 +92,7 @@ class ConfigLoaderTest {
         var settings = read(Optional.empty(),
                 systemProperties("pekko.loglevel", "DEBUG", "pekquittox", "1", "java.vendor", "x"));
 
-        assertEquals(BrokerSettings.defaults(new ListenerSettings("0.0.0.0", 1883)), settings);
+        assertEquals(read(Optional.empty(), systemProperties()), settings);
     }
 
     @Test
