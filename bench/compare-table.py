@@ -14,6 +14,7 @@ ROWS = [  # label, scenario, key, unit, higher_is_better
     ("fan-in QoS 1, 10->2, msgs/s received", "fanin-qos1", "received_per_s", "", True),
     ("fan-in QoS 2, 10->2, msgs/s received", "fanin-qos2", "received_per_s", "", True),
     ("fan-in QoS 1 unthrottled, msgs/s received", "fanin-qos1-unthrottled", "received_per_s", "", True),
+    ("fan-in QoS 0 unthrottled, msgs/s received", "fanin-qos0-unthrottled", "received_per_s", "", True),
     ("fan-out QoS 0, 1->100, deliveries/s", "fanout", "received_per_s", "", True),
     ("QoS 1 PUBLISH->PUBACK p50, us", "latency", "puback_p50_us", "", False),
     ("QoS 1 PUBLISH->PUBACK p99, us", "latency", "puback_p99_us", "", False),

@@ -3,10 +3,11 @@
 # pekquitto configuration), side by side in one run, and prints a markdown table with each value and
 # its ratio to Mosquitto's.
 #
-#   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] ["JVM_OPTS" ...]
+#   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [--] ["JVM_OPTS" ...]
 #
 # Each trailing argument is one pekquitto configuration, as JVM options (default: one column,
-# "-Dpekquitto.shards=1"); e.g.  bench/run-compare.sh "-Dpekquitto.shards=1" "-Dpekquitto.shards=2"
+# "-Dpekquitto.shards=1"); e.g.  bench/run-compare.sh -- "-Dpekquitto.shards=1" "-Dpekquitto.shards=2"
+# (the `--` ends the script's own options, so that getopts does not read "-D..." as one).
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
 # its scenarios; a trap kills whatever is left.
@@ -73,6 +74,7 @@ SCENARIOS=(
   "fanin-qos1|fanin --qos 1 --max-lag 50"
   "fanin-qos2|fanin --qos 2 --max-lag 50"
   "fanin-qos1-unthrottled|fanin --qos 1"
+  "fanin-qos0-unthrottled|fanin --qos 0"
   "fanout|fanout --qos 0 --max-lag 100"
   "latency|latency --messages 20000 --warmup 2000"
   "connect-rate|connect-rate"
@@ -119,7 +121,9 @@ run_side() { # column name, "mosquitto" or pekquitto JVM options
   local pid; pid=$(broker_process)
   echo "$config" >"$OUT/$name.config"
   # Warm-up, discarded: a JVM broker compiles its hot paths first (Mosquitto gets the same run).
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 >"$OUT/$name.warmup.out" 2>&1 || true
+  # Warm-up: the JIT compiles the hot paths of a JVM broker (QoS 0 and QoS 1 paths both).
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 >"$OUT/$name.warmup.out" 2>&1 || true
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 >>"$OUT/$name.warmup.out" 2>&1 || true
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
     if [ "$scenario" = idle ]; then
