@@ -31,7 +31,7 @@ public final class ConfigLoader {
     public static Config load(Optional<Path> file, Properties systemProperties) {
         var fromFile = file.map(ConfigFile::parse).orElse(ConfigFactory.empty());
         try {
-            return overrides(systemProperties).withFallback(fromFile).withFallback(ConfigFactory.defaultReference())
+            return overrides(systemProperties).withFallback(fromFile).withFallback(defaults())
                     .resolve();
         } catch (ConfigException e) {
             throw new ConfigurationException(e.getMessage(), e);
@@ -48,6 +48,15 @@ public final class ConfigLoader {
         var loader = ConfigLoader.class.getClassLoader();
         var defaults = ConfigFactory.parseResources(loader, DEFAULTS_RESOURCE);
         return ConfigFactory.load(loader, ConfigFactory.defaultApplication(loader).withFallback(defaults));
+    }
+
+    /**
+     * The built-in defaults alone: the root {@code application.conf} as packaged. Not
+     * {@code ConfigFactory.defaultReference()}, which also applies the JVM's system properties (a
+     * {@code -Dpekquitto.listeners.0.host} would turn the listener list into an object there).
+     */
+    static Config defaults() {
+        return ConfigFactory.parseResources(ConfigLoader.class.getClassLoader(), DEFAULTS_RESOURCE).resolve();
     }
 
     private static Config overrides(Properties systemProperties) {

@@ -2,7 +2,6 @@ package io.pekquitto.ops;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
-import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigList;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValue;
@@ -33,7 +32,7 @@ public final class SettingsReader {
 
     /** Reads the settings from {@code config}, which holds the defaults (as {@link ConfigLoader#load} gives). */
     public static BrokerSettings read(Config config) {
-        var defaults = ConfigFactory.defaultReference().getObject(ROOT);
+        var defaults = ConfigLoader.defaults().getObject(ROOT);
         checkKnownKeys(config.getObject(ROOT), defaults, ROOT);
         try {
             return new BrokerSettings(

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.ListenerSettings;
 import io.pekquitto.shards.Placement;
@@ -102,5 +103,20 @@ class ConfigLoaderTest {
         assertEquals(List.of("org.apache.pekko.event.slf4j.Slf4jLogger"), config.getStringList("pekko.loggers"));
         assertEquals("org.apache.pekko.event.slf4j.Slf4jLoggingFilter", config.getString("pekko.logging-filter"));
         assertEquals("OFF", config.getString("pekko.stdout-loglevel"));
+    }
+
+    @Test
+    void aRealSystemPropertyOnAListenerFieldIsAppliedNotFatal() {
+        // Typesafe's defaultReference() applies real system properties: a listener element override
+        // there once turned the default listener list into an object (ClassCastException at start).
+        System.setProperty("pekquitto.listeners.0.host", "127.0.0.1");
+        ConfigFactory.invalidateCaches();  // Typesafe caches what it read of the system properties
+        try {
+            var settings = read(Optional.empty(), System.getProperties());
+            assertEquals(List.of(new ListenerSettings("127.0.0.1", 1883)), settings.listeners());
+        } finally {
+            System.clearProperty("pekquitto.listeners.0.host");
+            ConfigFactory.invalidateCaches();
+        }
     }
 }
