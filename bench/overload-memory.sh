@@ -21,7 +21,7 @@ BROKER=$!
 LOAD=""
 trap 'kill $BROKER 2>/dev/null || true; [ -n "$LOAD" ] && kill $LOAD 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do grep -q listening "$LOG" && break; sleep 0.5; done
-PID=$(pgrep -f "pekquitto.jar -p $PORT" | head -1)
+PID=$(pgrep -f "^java .*pekquitto.jar -p $PORT" | head -1)  # the JVM, not its `timeout` wrapper
 sample() {
   local heap rss
   heap=$(jcmd "$PID" GC.run >/dev/null 2>&1; jcmd "$PID" GC.heap_info 2>/dev/null | awk '/garbage-first heap/ {for (i=1;i<=NF;i++) if ($i=="used") print $(i+1)}')
