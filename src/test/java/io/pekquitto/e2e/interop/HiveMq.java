@@ -10,6 +10,7 @@ import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,11 +99,11 @@ final class HiveMq {
     }
 
     static String text(Mqtt5Publish publish) {
-        return new String(publish.getPayloadAsBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(publish.getPayloadAsBytes(), StandardCharsets.UTF_8);
     }
 
     static String text(Mqtt3Publish publish) {
-        return new String(publish.getPayloadAsBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(publish.getPayloadAsBytes(), StandardCharsets.UTF_8);
     }
 
     /** Disconnects with DISCONNECT if still connected; for finally blocks. */

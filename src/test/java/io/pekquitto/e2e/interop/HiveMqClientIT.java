@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -356,7 +357,7 @@ class HiveMqClientIT {
             assertFalse(first.isEmpty(), "the first subscriber got none");
             assertFalse(second.isEmpty(), "the second subscriber got none");
             Set<String> distinct = new HashSet<>(all);
-            assertEquals(IntStream.range(0, count).mapToObj(i -> "m" + i).collect(java.util.stream.Collectors.toSet()),
+            assertEquals(IntStream.range(0, count).mapToObj(i -> "m" + i).collect(Collectors.toSet()),
                     distinct, "together all messages");
             assertEquals(count, all.size(), "each exactly once (first " + first.size() + ", second " + second.size() + ")");
         } finally {
