@@ -355,8 +355,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 case AT_MOST_ONCE -> {
                     return disconnect(ReasonCode.PAYLOAD_FORMAT_INVALID, "payload is not UTF-8", true);
                 }
-                case AT_LEAST_ONCE -> write(new PubAck(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID, Properties.NONE));
-                case EXACTLY_ONCE -> write(new PubRec(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID, Properties.NONE));
+                case AT_LEAST_ONCE -> write(new PubAck(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID,
+                        problem("payload is not UTF-8")));
+                case EXACTLY_ONCE -> write(new PubRec(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID,
+                        problem("payload is not UTF-8")));
             }
             return this;
         }
@@ -380,6 +382,16 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             }
         }
         return this;
+    }
+
+    /**
+     * A Reason String for an acknowledgement, or none if the client asked for no problem information
+     * ([MQTT-3.1.2-29]: then only PUBLISH, CONNACK and DISCONNECT may carry one).
+     */
+    private Properties problem(String reason) {
+        return terms.problemInformation()
+                ? Properties.builder().set(PropertyId.REASON_STRING, reason).build()
+                : Properties.NONE;
     }
 
     private static boolean isUtf8(io.pekquitto.protocol.Binary payload) {
