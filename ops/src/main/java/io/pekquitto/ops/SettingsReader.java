@@ -51,7 +51,8 @@ public final class SettingsReader {
                     connectTimeout(config),
                     Placement.parse(config.getString(path("placement"))),
                     config.getBytes(path("max-queued-bytes")),
-                    receiveMaximumPolicy(config));
+                    receiveMaximumPolicy(config),
+                    config.getString(path("response-information-prefix")));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);

@@ -29,6 +29,8 @@ import java.util.Objects;
  * @param maxQueuedBytes        payload bytes queued per session, 0 for no limit ({@code pekquitto.max-queued-bytes})
  * @param strictReceiveMaximum  whether an MQTT 5 client that exceeds our Receive Maximum gets DISCONNECT
  *                              0x93 ({@code pekquitto.receive-maximum-policy = strict}) or is tolerated ({@code lenient})
+ * @param responseInformationPrefix the Response Information an MQTT 5 client that asks for it gets: this
+ *                              prefix and its client id; empty sends none ({@code pekquitto.response-information-prefix})
  */
 public record BrokerSettings(
         int shards,
@@ -46,7 +48,8 @@ public record BrokerSettings(
         Duration connectTimeout,
         Placement placement,
         long maxQueuedBytes,
-        boolean strictReceiveMaximum) {
+        boolean strictReceiveMaximum,
+        String responseInformationPrefix) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -56,6 +59,7 @@ public record BrokerSettings(
         Objects.requireNonNull(maxSessionExpiry, "maxSessionExpiry");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(placement, "placement");
+        Objects.requireNonNull(responseInformationPrefix, "responseInformationPrefix");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,
@@ -78,7 +82,7 @@ public record BrokerSettings(
                           Duration connectTimeout) {
         this(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum, maxInflightMessages, maxQueuedMessages,
                 queueQos0Messages, retainAvailable, maxQos, topicAliasMaximum, maxSessionExpiry, connectTimeout,
-                Placement.ROUND_ROBIN, 0, true);
+                Placement.ROUND_ROBIN, 0, true, "");
     }
 
     private static void require(boolean condition, String message) {
@@ -94,30 +98,36 @@ public record BrokerSettings(
     public BrokerSettings withShards(int newShards) {
         return new BrokerSettings(newShards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
     }
 
     public BrokerSettings withListeners(List<ListenerSettings> newListeners) {
         return new BrokerSettings(shards, newListeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
     }
 
     public BrokerSettings withQueueLimits(int newMaxQueuedMessages, long newMaxQueuedBytes) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, newMaxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, newMaxQueuedBytes, strictReceiveMaximum);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, newMaxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
     }
 
     public BrokerSettings withStrictReceiveMaximum(boolean strict) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strict);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strict, responseInformationPrefix);
+    }
+
+    public BrokerSettings withResponseInformationPrefix(String prefix) {
+        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
+                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, prefix);
     }
 
     public BrokerSettings withPlacement(Placement newPlacement) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement, maxQueuedBytes, strictReceiveMaximum);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
     }
 }

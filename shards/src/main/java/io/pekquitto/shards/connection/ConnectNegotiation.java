@@ -91,6 +91,10 @@ public final class ConnectNegotiation {
             sessionExpiry = connect.cleanStart() ? 0 : Math.min(Session.NEVER_EXPIRES, settings.maxSessionExpiry().getSeconds());
         }
         if (assigned) connAck.set(PropertyId.ASSIGNED_CLIENT_IDENTIFIER, clientId);
+        // [MQTT-3.1.2-28] only to a client that asked for it (Request Response Information 1).
+        if (properties.requestResponseInformation() == 1 && !settings.responseInformationPrefix().isEmpty()) {
+            connAck.set(PropertyId.RESPONSE_INFORMATION, settings.responseInformationPrefix() + clientId);
+        }
         if (settings.receiveMaximum() != 65_535) connAck.set(PropertyId.RECEIVE_MAXIMUM, settings.receiveMaximum());
         if (settings.maxQos() < 2) connAck.set(PropertyId.MAXIMUM_QOS, settings.maxQos());
         if (!settings.retainAvailable()) connAck.set(PropertyId.RETAIN_AVAILABLE, 0);

@@ -89,4 +89,16 @@ class ConnectNegotiationTest {
         assertEquals(0, end.terms().orElseThrow().sessionExpiryInterval());
         assertEquals(Properties.NONE, keep.terms().orElseThrow().connAckProperties(), "3.1.1 CONNACK has no properties");
     }
+
+    @Test
+    void responseInformationOnlyWhenAskedAndConfigured() {  // [MQTT-3.1.2-28], 3.2.2.3.15
+        var asking = Properties.builder().set(PropertyId.REQUEST_RESPONSE_INFORMATION, 1).build();
+        var configured = DEFAULTS.withResponseInformationPrefix("responses/");
+        var answered = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c1", true, 10, asking), configured);
+        assertEquals(Optional.of("responses/c1"), answered.terms().orElseThrow().connAckProperties().responseInformation());
+        var notAsking = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c1", true, 10, Properties.NONE), configured);
+        assertEquals(Optional.empty(), notAsking.terms().orElseThrow().connAckProperties().responseInformation());
+        var notConfigured = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c1", true, 10, asking), DEFAULTS);
+        assertEquals(Optional.empty(), notConfigured.terms().orElseThrow().connAckProperties().responseInformation());
+    }
 }
