@@ -65,6 +65,10 @@ public final class V3Client implements PahoClient {
         options.setCleanSession(true);
         options.setConnectionTimeout(5);
         options.setKeepAliveInterval(30);
+        // Paho 1.2.5 marks a synchronous publish complete before it lowers its in-flight count, so a
+        // fast broker makes back-to-back publishes fail with "Too many publishes in progress" at the
+        // default of 10; the tests bound their own windows.
+        options.setMaxInflight(1000);
         configure.accept(options);
         var token = paho.connectWithResult(options);
         return new V3Client(paho, inbox, lost, token.getSessionPresent());
