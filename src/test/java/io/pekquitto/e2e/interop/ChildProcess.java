@@ -25,10 +25,11 @@ final class ChildProcess implements AutoCloseable {
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> seen = new ArrayList<>();
+    private final Thread reader;
 
     private ChildProcess(Process process) {
         this.process = process;
-        var reader = new Thread(() -> {
+        reader = new Thread(() -> {
             try (var in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) lines.add(line);
             } catch (IOException e) {
@@ -76,6 +77,8 @@ final class ChildProcess implements AutoCloseable {
     /** Waits for the process to exit within the deadline and returns its exit code. */
     int awaitExit() throws InterruptedException {
         if (!process.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) fail("still running after " + DEADLINE + ": " + output());
+        // The reader thread may still hold the last lines: after an exit, wait for it to reach EOF.
+        reader.join(DEADLINE.toMillis());
         return process.exitValue();
     }
 
