@@ -30,14 +30,6 @@ public record Publish(
         return new Publish(topic, payload, QoS.AT_MOST_ONCE, retain, false, 0, Properties.NONE);
     }
 
-    public Publish withDelivery(QoS newQos, int newPacketId, boolean newRetain, boolean newDup, Properties newProperties) {
-        return new Publish(topic, payload, newQos, newRetain, newDup, newPacketId, newProperties);
-    }
-
-    public Publish withDup(boolean newDup) {
-        return new Publish(topic, payload, qos, retain, newDup, packetId, properties);
-    }
-
     @Override
     public PacketType type() { return PacketType.PUBLISH; }
 }

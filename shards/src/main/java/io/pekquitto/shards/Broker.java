@@ -88,11 +88,11 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         mesh.set(List.copyOf(shards));
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
-        for (int i = 0; i < settings.listeners().size(); i++) bind(i, settings.listeners().get(i));
+        var materializer = Materializer.createMaterializer(context);
+        for (int i = 0; i < settings.listeners().size(); i++) bind(i, settings.listeners().get(i), materializer);
     }
 
-    private void bind(int index, ListenerSettings listener) {
-        var materializer = Materializer.createMaterializer(getContext());
+    private void bind(int index, ListenerSettings listener, Materializer materializer) {
         var placement = new ShardPlacement(settings.placement(), shards, connectionsPerShard);
         List<Inet.SocketOption> options = List.of(TcpSO.tcpNoDelay(true));
         var binding = Tcp.get(getContext().getSystem())

@@ -674,7 +674,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     /** A shared message whose member is gone (session ended, or moved): another member gets it. */
     private void redeliverShared(Message message, String goneClientId) {
         var sharedFilter = message.sharedFilter();
-        var group = shared.get(TopicFilter.shareGroup(sharedFilter), TopicFilter.sharedFilterTopic(sharedFilter));
+        var group = shared.ofSharedFilter(sharedFilter);
         if (group == null) return;  // nobody left in the group: the message has no subscriber
         var member = group.next(goneClientId);
         if (member != null) sendToMember(group, member, "", message.viaShared(""));
@@ -753,7 +753,7 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
                 continue;
             }
             if (item.targetClientId() != null) {
-                var group = shared.get(TopicFilter.shareGroup(item.sharedGroup()), TopicFilter.sharedFilterTopic(item.sharedGroup()));
+                var group = shared.ofSharedFilter(item.sharedGroup());
                 var state = clients.get(item.targetClientId());
                 if (group != null && state != null) {
                     var member = findMember(group, item.targetClientId());
@@ -946,7 +946,11 @@ public final class Shard extends AbstractBehavior<Shard.Command> {
     private Behavior<Command> onControl(Control control) {
         int from = control.from();
         var message = control.message();
-        if (!(message instanceof Sync || message instanceof SyncAck)) indexesChanged();
+        // Only what a peer announces about filters and members changes what a topic matches here.
+        if (message instanceof InterestAdded || message instanceof InterestRemoved || message instanceof Joined
+                || message instanceof Left || message instanceof Hello || message instanceof Resync) {
+            indexesChanged();
+        }
         if (message instanceof InterestAdded added) {
             interest.addRemote(added.filter(), from);
         } else if (message instanceof InterestRemoved removed) {

@@ -540,7 +540,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             }
             writePublish(message.toPublish(0, false));
         } else if (session.canSendNow(terms.clientReceiveMaximum())) {
-            if (!fitsClientMaximum(message)) return;
+            // Checked before it takes an in-flight slot: discarded as if delivered, nothing to free.
+            if (clientLimitsPacketSize() && !fitsClientMaximum(message.toPublish(1, false))) return;
             writePublish(session.startFlight(message));
         } else if (!session.enqueue(message, false, congested)) {
             getContext().getLog().debug("[{}] queue full: message on [{}] dropped", clientId, message.topic());
@@ -585,23 +586,22 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return this;
     }
 
+    /** Whether the client announced a Maximum Packet Size below the protocol's own. */
+    private boolean clientLimitsPacketSize() {
+        return terms.clientMaximumPacketSize() < BrokerSettings.PROTOCOL_MAX_PACKET_SIZE;
+    }
+
     /**
      * [MQTT-3.1.2-25] a PUBLISH larger than the client's Maximum Packet Size is not sent; it is discarded
      * as if it had been delivered.
      */
-    private boolean fitsClientMaximum(Message message) {
-        if (terms.clientMaximumPacketSize() >= BrokerSettings.PROTOCOL_MAX_PACKET_SIZE) return true;
-        int size = PacketEncoder.encodedSize(message.toPublish(message.qos() == QoS.AT_MOST_ONCE ? 0 : 1, false), version);
-        return size <= terms.clientMaximumPacketSize();
+    private boolean fitsClientMaximum(Publish publish) {
+        return PacketEncoder.encodedSize(publish, version) <= terms.clientMaximumPacketSize();
     }
 
     private void writePublish(Packet packet) {
         if (packet instanceof Publish publish) {
-            if (publish.qos() == QoS.AT_MOST_ONCE
-                    && terms.clientMaximumPacketSize() < BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
-                    && PacketEncoder.encodedSize(publish, version) > terms.clientMaximumPacketSize()) {
-                return;
-            }
+            if (publish.qos() == QoS.AT_MOST_ONCE && clientLimitsPacketSize() && !fitsClientMaximum(publish)) return;
             packet = outboundAliases.apply(publish);
         }
         write(packet);

@@ -1,5 +1,6 @@
 package io.pekquitto.shards.mesh;
 
+import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.routing.SubscriptionTrie;
 import io.pekquitto.shards.SubscriptionEntry;
 import java.util.ArrayList;
@@ -95,6 +96,11 @@ public final class SharedGroups {
 
     public Group get(String group, String filter) {
         return groups.get(filter, group);
+    }
+
+    /** The group of a shared filter as clients write it ({@code $share/group/filter}), or null. */
+    public Group ofSharedFilter(String sharedFilter) {
+        return get(TopicFilter.shareGroup(sharedFilter), TopicFilter.sharedFilterTopic(sharedFilter));
     }
 
     /** Visits every group whose filter matches the topic. */

@@ -75,9 +75,4 @@ public record Message(String topic, Binary payload, QoS qos, boolean retain, Pro
     public boolean isShared() {
         return !sharedFilter.isEmpty();
     }
-
-    /** Bytes this message holds, for queue limits: payload and topic, roughly. */
-    public int weight() {
-        return payload.length() + topic.length() + 32;
-    }
 }

@@ -222,8 +222,4 @@ public final class Session {
         return taken;
     }
 
-    /** Whether anything is queued or in flight, in either direction. */
-    public boolean isIdle() {
-        return queue.isEmpty() && inflight.isEmpty() && awaitingPubRel.isEmpty();
-    }
 }
