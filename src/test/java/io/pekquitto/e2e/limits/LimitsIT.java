@@ -153,4 +153,28 @@ class LimitsIT {
             }
         }
     }
+
+    @Test
+    @DisplayName("[MQTT-3.1.2-25] a queued PUBLISH over the client's Maximum Packet Size is discarded and frees its slot")
+    void aQueuedPublishOverTheClientsMaximumIsDiscarded() throws Exception {
+        var limits = new Bytes()
+                .u8(0x21).u16(1)        // Receive Maximum 1: the second message has to queue
+                .u8(0x27).u32(100)      // Maximum Packet Size 100
+                .toByteArray();
+        try (var broker = Pekquitto.start(settings());
+             var subscriber = RawClient.connected(broker.port(), Connect.of(V5, Names.clientId("sub")).withProperties(limits));
+             var publisher = RawClient.connected(broker.port(), Connect.of(V5, Names.clientId("pub")))) {
+            subscriber.send(RawClient.subscribe(V5, 1, new Filter("limits/size", 1)));
+            subscriber.expect(SUBACK);
+            publisher.send(RawClient.publish(V5, "limits/size", 1, 1, "first"));
+            publisher.send(RawClient.publish(V5, "limits/size", 1, 2, "x".repeat(200)));  // over 100 bytes
+            publisher.send(RawClient.publish(V5, "limits/size", 1, 3, "third"));
+            for (int i = 0; i < 3; i++) publisher.expect(PUBACK);
+            var first = subscriber.expect(PUBLISH).publish(V5);
+            assertEquals("first", first.payloadText());
+            subscriber.send(RawClient.ack(PUBACK, first.packetId()));  // frees the one slot
+            var next = subscriber.expect(PUBLISH).publish(V5);
+            assertEquals("third", next.payloadText(), "the oversized one is skipped, not sent");
+        }
+    }
 }

@@ -540,8 +540,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             }
             writePublish(message.toPublish(0, false));
         } else if (session.canSendNow(terms.clientReceiveMaximum())) {
-            // Checked before it takes an in-flight slot: discarded as if delivered, nothing to free.
-            if (clientLimitsPacketSize() && !fitsClientMaximum(message.toPublish(1, false))) return;
             writePublish(session.startFlight(message));
         } else if (!session.enqueue(message, false, congested)) {
             getContext().getLog().debug("[{}] queue full: message on [{}] dropped", clientId, message.topic());
@@ -601,7 +599,12 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private void writePublish(Packet packet) {
         if (packet instanceof Publish publish) {
-            if (publish.qos() == QoS.AT_MOST_ONCE && clientLimitsPacketSize() && !fitsClientMaximum(publish)) return;
+            if (clientLimitsPacketSize() && !fitsClientMaximum(publish)) {
+                // Discarded as if delivered: a QoS 1/2 one frees its in-flight slot at once, whether it
+                // came straight from the shard or out of the queue (drain then sends the next one).
+                if (publish.qos() != QoS.AT_MOST_ONCE) session.abandon(publish.packetId());
+                return;
+            }
             packet = outboundAliases.apply(publish);
         }
         write(packet);
