@@ -1,7 +1,7 @@
 package io.pekquitto.ops;
 
-import io.pekquitto.shards.BrokerSettings;
-import io.pekquitto.shards.ListenerSettings;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;

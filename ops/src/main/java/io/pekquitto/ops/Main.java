@@ -1,6 +1,6 @@
 package io.pekquitto.ops;
 
-import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.settings.BrokerSettings;
 import java.io.PrintStream;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;

@@ -2,7 +2,7 @@ package io.pekquitto.ops;
 
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.Broker;
-import io.pekquitto.shards.BrokerSettings;
+import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pekquitto.shards.BrokerSettings;
-import io.pekquitto.shards.ListenerSettings;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

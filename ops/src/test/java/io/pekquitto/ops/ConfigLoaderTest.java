@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.pekquitto.shards.BrokerSettings;
-import io.pekquitto.shards.ListenerSettings;
-import io.pekquitto.shards.Placement;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.Placement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

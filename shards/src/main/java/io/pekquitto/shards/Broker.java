@@ -2,6 +2,8 @@ package io.pekquitto.shards;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.shards.settings.Placement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.typed.ActorRef;

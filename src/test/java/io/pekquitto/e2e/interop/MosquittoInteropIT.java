@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pekquitto.e2e.Names;
 import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.BrokerSettings;
-import io.pekquitto.shards.ListenerSettings;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

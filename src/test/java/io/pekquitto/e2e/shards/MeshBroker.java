@@ -3,15 +3,15 @@ package io.pekquitto.e2e.shards;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.BrokerSettings;
-import io.pekquitto.shards.ListenerSettings;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.ActorIdentity;

@@ -7,8 +7,8 @@ import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.TopicName;
-import io.pekquitto.shards.BrokerSettings;
 import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.settings.BrokerSettings;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 

@@ -1,7 +1,7 @@
 package io.pekquitto.shards.mesh;
 
-import io.pekquitto.shards.SubscriptionEntry;
 import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.List;
 import java.util.Map;
 

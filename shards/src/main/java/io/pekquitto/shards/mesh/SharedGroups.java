@@ -2,7 +2,7 @@ package io.pekquitto.shards.mesh;
 
 import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.routing.SubscriptionTrie;
-import io.pekquitto.shards.SubscriptionEntry;
+import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.pekquitto.shards;
+package io.pekquitto.shards.settings;
 
 /**
  * How the listeners spread new connections over the shards ({@code pekquitto.placement}). The client

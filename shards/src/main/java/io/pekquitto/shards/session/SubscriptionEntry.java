@@ -1,4 +1,4 @@
-package io.pekquitto.shards;
+package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.SubscriptionOptions;
 

@@ -1,4 +1,4 @@
-package io.pekquitto.shards;
+package io.pekquitto.shards.settings;
 
 import java.time.Duration;
 import java.util.List;
