@@ -13,10 +13,12 @@ import java.nio.ByteBuffer;
  * Remaining Length is known the whole frame size is checked against the maximum before any of the body
  * is kept (rumqttd and the HiveMQ client do the same: a rogue client must not make us allocate). A
  * frame that lies entirely inside the fed buffer is handed over as a slice of it, without a copy; only
- * a body split across reads is copied, into a buffer of exactly its size.
+ * a body split across reads is copied, into a {@link PartialBody} that grows with the bytes that really
+ * arrive, never with the Remaining Length a client announces.
  *
- * <p>States: {@code READING_FIXED_HEADER} (possibly part-way), {@code READING_BODY} (a partial body is
- * buffered), {@code FAILED} (a violation was thrown; every later call throws it again).
+ * <p>States: {@code READING_FIXED_HEADER} (possibly part-way), {@code READING_BODY} (the header is
+ * complete; part of the body may be buffered), {@code FAILED} (a violation was thrown; every later call
+ * throws it again).
  */
 final class FrameReader {
     enum State { READING_FIXED_HEADER, READING_BODY, FAILED }
@@ -31,6 +33,8 @@ final class FrameReader {
     private State state = State.READING_FIXED_HEADER;
     private MalformedPacketException failure;
     private ByteBuffer input = EMPTY;
+    /** Whether {@code input} is our copy (a join in {@link #feed}), so it counts as held. */
+    private boolean inputJoined;
 
     // Fixed header progress.
     private int fixedHeader = NO_HEADER;
@@ -38,8 +42,8 @@ final class FrameReader {
     private int lengthBytes;
     private boolean lengthComplete;
 
-    // Body progress, in READING_BODY only.
-    private ByteBuffer partialBody;
+    // Body progress, in READING_BODY only: null until body bytes arrive without the whole body.
+    private PartialBody partialBody;
 
     FrameReader(int maximumPacketSize) {
         if (maximumPacketSize < 2) throw new IllegalArgumentException("maximum packet size " + maximumPacketSize);
@@ -48,18 +52,26 @@ final class FrameReader {
 
     State state() { return state; }
 
+    /** Bytes allocated for unfinished input (capacity, not content): what a client can make us hold. */
+    int bytesHeld() {
+        return (partialBody == null ? 0 : partialBody.capacity()) + (inputJoined ? input.capacity() : 0);
+    }
+
     /**
      * Hands over the next bytes; they are read in place until {@link #next()} returns null. Bytes still
-     * unread from an earlier feed are kept in front of them (a copy, off the normal path).
+     * unread from an earlier feed are kept in front of them (a copy of exactly the unread bytes, off the
+     * normal path).
      */
     void feed(ByteBuffer bytes) {
-        if (state == State.FAILED) return;
+        if (state == State.FAILED || !bytes.hasRemaining()) return;
         if (!input.hasRemaining()) {
             input = bytes;
+            inputJoined = false;
         } else {
             var joined = ByteBuffer.allocate(input.remaining() + bytes.remaining());
             joined.put(input).put(bytes).flip();
             input = joined;
+            inputJoined = true;
         }
     }
 
@@ -77,14 +89,22 @@ final class FrameReader {
     Frame next() {
         if (state == State.FAILED) throw failure;
         try {
-            return state == State.READING_FIXED_HEADER ? readFixedHeader() : readBody();
+            var frame = state == State.READING_FIXED_HEADER ? readFixedHeader() : readBody();
+            if (frame == null) releaseInput();  // all of it was taken
+            return frame;
         } catch (MalformedPacketException e) {
             state = State.FAILED;
             failure = e;
-            input = EMPTY;
+            releaseInput();
             partialBody = null;
             throw e;
         }
+    }
+
+    /** Drops the fed buffer, so neither the caller's buffer nor our join outlives its bytes. */
+    private void releaseInput() {
+        input = EMPTY;
+        inputJoined = false;
     }
 
     private Frame readFixedHeader() {
@@ -113,31 +133,29 @@ final class FrameReader {
             throw new MalformedPacketException(ReasonCode.PACKET_TOO_LARGE,
                     "packet of " + packetSize + " bytes, larger than the maximum " + maximumPacketSize);
         }
-        if (input.remaining() >= remainingLength) {
-            var body = input.slice(input.position(), remainingLength);
-            input.position(input.position() + remainingLength);
-            return completed(body);
-        }
-        partialBody = ByteBuffer.allocate(remainingLength);
-        partialBody.put(input);
         state = State.READING_BODY;
-        return null;
+        return readBody();
     }
 
     private Frame readBody() {
-        int take = Math.min(input.remaining(), partialBody.remaining());
-        partialBody.put(partialBody.position(), input, input.position(), take);
-        partialBody.position(partialBody.position() + take);
-        input.position(input.position() + take);
-        if (partialBody.hasRemaining()) return null;
-        var body = partialBody.flip();
+        if (partialBody == null) {
+            if (input.remaining() >= remainingLength) {
+                var body = input.slice(input.position(), remainingLength);  // no copy
+                input.position(input.position() + remainingLength);
+                return completed(body);
+            }
+            if (!input.hasRemaining()) return null;
+            partialBody = new PartialBody(remainingLength);
+        }
+        var body = partialBody.take(input);
+        if (body == null) return null;
         partialBody = null;
-        state = State.READING_FIXED_HEADER;
         return completed(body);
     }
 
     private Frame completed(ByteBuffer body) {
         var frame = new Frame(fixedHeader, body);
+        state = State.READING_FIXED_HEADER;
         fixedHeader = NO_HEADER;
         remainingLength = 0;
         lengthBytes = 0;

@@ -11,9 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.ReasonCode;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class FrameReaderTest {
+    /** The largest packet the protocol allows: 1 + 4 length bytes + 268,435,455. */
+    private static final int PROTOCOL_MAXIMUM_PACKET_SIZE = 268_435_460;
+
     @Test
     void wholeFrameInsideTheFedBufferIsASliceOfIt() {
         var fed = bytes(
@@ -87,8 +92,67 @@ class FrameReaderTest {
         var reader = new FrameReader(100);
         reader.feed(ByteBuffer.wrap(bytes(0xC0, 0, 0xD0)));  // PINGREQ, start of PINGRESP
         reader.feed(ByteBuffer.wrap(bytes(0)));               // fed before polling: contract bent
+        assertEquals(4, reader.bytesHeld());                  // the join copies the unread bytes only
         assertEquals(0xC0, reader.next().fixedHeader());
         assertEquals(0xD0, reader.next().fixedHeader());
         assertNull(reader.next());
+        assertEquals(0, reader.bytesHeld());
+    }
+
+    @Test
+    void announcedBodyIsNotAllocatedBeforeItArrives() {
+        var reader = new FrameReader(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        reader.feed(ByteBuffer.wrap(bytes(
+                0x30, 0xFF, 0xFF, 0xFF, 0x7F,   // PUBLISH, remaining length 268,435,455 (256 MiB - 1)
+                0, 1, 'a',                      // topic "a"
+                1, 2, 3, 4, 5, 6, 7)));         // 7 payload bytes: 10 of the body in all
+        assertNull(reader.next());
+        assertTrue(reader.bytesHeld() <= 64, () -> reader.bytesHeld() + " bytes held for 10 received");
+    }
+
+    @Test
+    void bodyFedByteAtATimeIsDecoded() {
+        var frame = frameWithBody(1000);
+        var reader = new FrameReader(2000);
+        for (int i = 0; i < frame.length - 1; i++) {
+            reader.feed(ByteBuffer.wrap(frame, i, 1));
+            assertNull(reader.next());
+            assertTrue(reader.bytesHeld() <= i + 1 + 64, "held more than was fed");
+        }
+        reader.feed(ByteBuffer.wrap(frame, frame.length - 1, 1));
+        assertBody(frame, reader.next());
+        assertEquals(0, reader.bytesHeld());
+    }
+
+    @Test
+    void bodyFedInRandomPiecesIsDecoded() {
+        var frame = frameWithBody(5000);
+        for (long seed = 0; seed < 50; seed++) {
+            var random = new Random(seed);
+            var reader = new FrameReader(6000);
+            var decoded = new ArrayList<FrameReader.Frame>();
+            for (var piece : CodecProperties.split(frame, random)) {
+                reader.feed(piece);
+                for (FrameReader.Frame next; (next = reader.next()) != null; ) decoded.add(next);
+            }
+            assertEquals(1, decoded.size());
+            assertBody(frame, decoded.get(0));
+            assertFalse(reader.hasPartialFrame());
+        }
+    }
+
+    /** A PUBLISH frame whose remaining length takes two bytes; the body counts up so misplaced bytes show. */
+    private static byte[] frameWithBody(int bodyLength) {
+        var frame = new byte[3 + bodyLength];
+        frame[0] = 0x30;                                // PUBLISH QoS 0
+        frame[1] = (byte) (0x80 | (bodyLength & 0x7F)); // remaining length, low seven bits
+        frame[2] = (byte) (bodyLength >> 7);            // high seven bits
+        for (int i = 0; i < bodyLength; i++) frame[3 + i] = (byte) i;
+        return frame;
+    }
+
+    private static void assertBody(byte[] frame, FrameReader.Frame decoded) {
+        assertEquals(frame[0], (byte) decoded.fixedHeader());
+        assertEquals(ByteBuffer.wrap(frame, 3, frame.length - 3), decoded.body());
     }
 }
