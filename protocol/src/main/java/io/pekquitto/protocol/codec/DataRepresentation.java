@@ -179,11 +179,11 @@ final class DataRepresentation {
         return new MalformedPacketException(field + " is not well-formed UTF-8 [MQTT-1.5.4-1]");
     }
 
-    /** Reserved fixed-header flags must hold their fixed value ([MQTT-2.1.3-1]). */
+    /** Reserved fixed-header flags must hold their fixed value ([MQTT-2.1.3-1]; [MQTT-2.2.2-2] in 3.1.1). */
     static void checkFlags(int flags, int expected, PacketType type) {
         if (flags != expected) {
             throw new MalformedPacketException(String.format(
-                    "%s with fixed header flags %s, not %s [MQTT-2.1.3-1]", type,
+                    "%s with fixed header flags %s, not %s [MQTT-2.1.3-1], [MQTT-2.2.2-2] in 3.1.1", type,
                     Integer.toBinaryString(flags), Integer.toBinaryString(expected)));
         }
     }

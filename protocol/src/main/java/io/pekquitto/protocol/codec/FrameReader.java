@@ -1,7 +1,6 @@
 package io.pekquitto.protocol.codec;
 
 import io.pekquitto.protocol.MalformedPacketException;
-import io.pekquitto.protocol.PacketType;
 import io.pekquitto.protocol.ReasonCode;
 import java.nio.ByteBuffer;
 
@@ -83,8 +82,8 @@ final class FrameReader {
     /**
      * The next whole frame, or null when the fed bytes are used up.
      *
-     * @throws MalformedPacketException for packet type 0, a Remaining Length over four bytes or not
-     *     minimally encoded, and PACKET_TOO_LARGE for a frame over the maximum
+     * @throws MalformedPacketException for a first byte {@link FixedHeader} refuses, a Remaining Length
+     *     over four bytes or not minimally encoded, and PACKET_TOO_LARGE for a frame over the maximum
      */
     Frame next() {
         if (state == State.FAILED) throw failure;
@@ -112,8 +111,8 @@ final class FrameReader {
             if (!input.hasRemaining()) return null;
             int b = input.get() & 0xFF;
             if (fixedHeader == NO_HEADER) {
-                // Fail at the first byte rather than after buffering a body.
-                if (PacketType.ofNibble(b >> 4) == null) throw new MalformedPacketException("packet type 0 is reserved (2.1.2)");
+                // Fail at the first byte rather than after waiting for a body.
+                FixedHeader.check(b);
                 fixedHeader = b;
                 continue;
             }

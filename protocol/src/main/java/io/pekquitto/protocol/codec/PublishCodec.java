@@ -38,11 +38,17 @@ final class PublishCodec {
 
     private PublishCodec() {}
 
-    static Publish decode(int flags, ByteBuffer in, ProtocolVersion version) {
+    /** The flags every PUBLISH must have, knowable from its first byte. */
+    static void checkFlags(int flags) {
         int qos = (flags & QOS_MASK) >> QOS_SHIFT;
         if (qos == 3) throw new MalformedPacketException("PUBLISH with QoS 3 [MQTT-3.3.1-4]");
+        if ((flags & DUP) != 0 && qos == 0) throw new MalformedPacketException("PUBLISH with DUP and QoS 0 [MQTT-3.3.1-2]");
+    }
+
+    static Publish decode(int flags, ByteBuffer in, ProtocolVersion version) {
+        checkFlags(flags);
+        int qos = (flags & QOS_MASK) >> QOS_SHIFT;
         boolean dup = (flags & DUP) != 0;
-        if (dup && qos == 0) throw new MalformedPacketException("PUBLISH with DUP and QoS 0 [MQTT-3.3.1-2]");
         boolean retain = (flags & RETAIN) != 0;
         String topic = readString(in, "topic name");
         if (topic.isEmpty()) {
