@@ -1,6 +1,7 @@
 package io.pekquitto.protocol.codec;
 
 import io.pekquitto.protocol.MalformedPacketException;
+import io.pekquitto.protocol.PacketType;
 import io.pekquitto.protocol.ReasonCode;
 import java.nio.ByteBuffer;
 
@@ -25,10 +26,17 @@ final class FrameReader {
     /** One whole frame; {@code body} holds exactly the Remaining Length bytes. */
     record Frame(int fixedHeader, ByteBuffer body) {}
 
+    /** A rule on packet types that depends on the connection, applied at a frame's first byte. */
+    interface TypeCheck {
+        /** @throws MalformedPacketException if this type may not come now */
+        void check(PacketType type);
+    }
+
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private static final int NO_HEADER = -1;
 
     private final int maximumPacketSize;
+    private final TypeCheck typeCheck;
     private State state = State.READING_FIXED_HEADER;
     private MalformedPacketException failure;
     private ByteBuffer input = EMPTY;
@@ -45,8 +53,13 @@ final class FrameReader {
     private PartialBody partialBody;
 
     FrameReader(int maximumPacketSize) {
+        this(maximumPacketSize, type -> {});
+    }
+
+    FrameReader(int maximumPacketSize, TypeCheck typeCheck) {
         if (maximumPacketSize < 2) throw new IllegalArgumentException("maximum packet size " + maximumPacketSize);
         this.maximumPacketSize = maximumPacketSize;
+        this.typeCheck = typeCheck;
     }
 
     State state() { return state; }
@@ -82,8 +95,9 @@ final class FrameReader {
     /**
      * The next whole frame, or null when the fed bytes are used up.
      *
-     * @throws MalformedPacketException for a first byte {@link FixedHeader} refuses, a Remaining Length
-     *     over four bytes or not minimally encoded, and PACKET_TOO_LARGE for a frame over the maximum
+     * @throws MalformedPacketException for a first byte {@link FixedHeader} or the type check refuses, a
+     *     Remaining Length over four bytes or not minimally encoded, and PACKET_TOO_LARGE for a frame over
+     *     the maximum
      */
     Frame next() {
         if (state == State.FAILED) throw failure;
@@ -112,7 +126,7 @@ final class FrameReader {
             int b = input.get() & 0xFF;
             if (fixedHeader == NO_HEADER) {
                 // Fail at the first byte rather than after waiting for a body.
-                FixedHeader.check(b);
+                typeCheck.check(FixedHeader.check(b));
                 fixedHeader = b;
                 continue;
             }

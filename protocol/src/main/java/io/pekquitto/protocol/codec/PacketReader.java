@@ -4,7 +4,10 @@ import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PacketType;
 import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.ReasonCode;
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * Turns the bytes of one connection, split anywhere across reads, into packets. Frames first (the fixed
@@ -15,14 +18,28 @@ import java.nio.ByteBuffer;
  * even if the rest of that CONNECT is malformed, so the connection can refuse it with a CONNACK of the
  * right version. A later CONNECT (a protocol error the connection deals with) does not change it.
  * Decoded packets never share the fed buffers: payloads and binary fields are copied out.
+ *
+ * <p>Packet types are judged at a frame's first byte, before any body is waited for: AUTH is reserved
+ * unless the version is 5.0, and a reader {@link #forServer for the server side} also refuses what only
+ * servers send and anything before CONNECT.
  */
 public final class PacketReader {
+    /** The types Table 2-1 (2.1.2) has flow from server to client only. */
+    private static final Set<PacketType> SENT_BY_SERVERS_ONLY =
+            EnumSet.of(PacketType.CONNACK, PacketType.SUBACK, PacketType.UNSUBACK, PacketType.PINGRESP);
+
     private final FrameReader frames;
+    private final boolean serverSide;
     private ProtocolVersion version;
     private boolean connectSeen;
     private MalformedPacketException failure;
 
-    /** @param maximumPacketSize the largest whole packet (fixed header included) accepted; larger is 0x95 */
+    /**
+     * A reader that learns the version from a CONNECT but judges no packet's direction or order; the
+     * server side of a connection wants {@link #forServer}.
+     *
+     * @param maximumPacketSize the largest whole packet (fixed header included) accepted; larger is 0x95
+     */
     public PacketReader(int maximumPacketSize) {
         this(maximumPacketSize, ProtocolVersion.MQTT_3_1_1);
     }
@@ -32,8 +49,24 @@ public final class PacketReader {
      * decoding what the server sends), which never sees a CONNECT.
      */
     public PacketReader(int maximumPacketSize, ProtocolVersion version) {
-        this.frames = new FrameReader(maximumPacketSize);
+        this(maximumPacketSize, version, false);
+    }
+
+    private PacketReader(int maximumPacketSize, ProtocolVersion version, boolean serverSide) {
+        this.frames = new FrameReader(maximumPacketSize, this::checkType);
         this.version = version;
+        this.serverSide = serverSide;
+    }
+
+    /**
+     * A reader for the server side of a connection: the first packet must be CONNECT ([MQTT-3.1.0-1]),
+     * and CONNACK, SUBACK, UNSUBACK and PINGRESP, which only servers send, are refused; both with
+     * PROTOCOL_ERROR at the frame's first byte, so a client cannot make the server wait for their body.
+     *
+     * @param maximumPacketSize the largest whole packet (fixed header included) accepted; larger is 0x95
+     */
+    public static PacketReader forServer(int maximumPacketSize) {
+        return new PacketReader(maximumPacketSize, ProtocolVersion.MQTT_3_1_1, true);
     }
 
     /** Hands over the next bytes read; the reader may keep the buffer until {@link #poll()} returns null. */
@@ -70,5 +103,19 @@ public final class PacketReader {
     /** Whether bytes of an unfinished packet are buffered (a parked connection must have none). */
     public boolean hasPartialPacket() {
         return frames.hasPartialFrame();
+    }
+
+    /** Runs at a frame's first byte; the version is known by then, as a CONNECT frame is read whole first. */
+    private void checkType(PacketType type) {
+        if (serverSide && !connectSeen && type != PacketType.CONNECT) {
+            throw new MalformedPacketException(ReasonCode.PROTOCOL_ERROR, type + " before CONNECT [MQTT-3.1.0-1]");
+        }
+        if (serverSide && SENT_BY_SERVERS_ONLY.contains(type)) {
+            throw new MalformedPacketException(ReasonCode.PROTOCOL_ERROR, type + " is sent by servers only (2.1.2)");
+        }
+        if (type == PacketType.AUTH && !version.hasProperties()) {
+            // Type 15 is reserved in 3.1.1 (2.2.1); AuthCodec says the same once the body is in.
+            throw new MalformedPacketException("AUTH is not a packet of " + version);
+        }
     }
 }

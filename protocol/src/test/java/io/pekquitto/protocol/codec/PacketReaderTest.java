@@ -9,14 +9,20 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.protocol.Auth;
+import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.PingReq;
+import io.pekquitto.protocol.PingResp;
+import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.ReasonCode;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 class PacketReaderTest {
+    private static final int PROTOCOL_MAXIMUM_PACKET_SIZE = 268_435_460;
+
     private static final int[] CONNECT_V5 = {
         0x10, 13,                   // CONNECT, remaining length
         0, 4, 'M', 'Q', 'T', 'T',   // protocol name
@@ -24,6 +30,14 @@ class PacketReaderTest {
         0x02,                       // connect flags: clean start
         0, 60,                      // keep alive
         0,                          // property length
+        0, 0 };                     // empty client id
+
+    private static final int[] CONNECT_V3 = {
+        0x10, 12,                   // CONNECT, remaining length
+        0, 4, 'M', 'Q', 'T', 'T',   // protocol name
+        4,                          // level 4: 3.1.1
+        0x02,                       // connect flags: clean session
+        0, 60,                      // keep alive
         0, 0 };                     // empty client id
 
     @Test
@@ -34,7 +48,7 @@ class PacketReaderTest {
         reader.poll();
         assertEquals(V5, reader.version());
         reader.feed(ByteBuffer.wrap(bytes(0xE0, 1, 0x8E)));  // DISCONNECT with a reason: 5.0 only
-        assertEquals(new Disconnect(ReasonCode.SESSION_TAKEN_OVER, io.pekquitto.protocol.Properties.NONE), reader.poll());
+        assertEquals(new Disconnect(ReasonCode.SESSION_TAKEN_OVER, Properties.NONE), reader.poll());
     }
 
     @Test
@@ -76,5 +90,62 @@ class PacketReaderTest {
         var reader = new PacketReader(10);
         reader.feed(ByteBuffer.wrap(bytes(0x30, 9)));  // 11 bytes announced
         assertEquals(ReasonCode.PACKET_TOO_LARGE, assertThrows(MalformedPacketException.class, reader::poll).reason());
+    }
+
+    // ---- the server side of a connection
+
+    private static PacketReader serverAfter(int[] connect) {
+        var reader = PacketReader.forServer(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        reader.feed(ByteBuffer.wrap(bytes(connect)));
+        assertTrue(reader.poll() instanceof Connect);
+        return reader;
+    }
+
+    private static void assertRefusedAtOnce(ReasonCode reason, PacketReader reader, int... fed) {
+        reader.feed(ByteBuffer.wrap(bytes(fed)));
+        var e = assertThrows(MalformedPacketException.class, reader::poll);
+        assertEquals(reason, e.reason(), e.getMessage());
+    }
+
+    @Test
+    void serverRefusesPacketsOnlyServersSend() {
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, serverAfter(CONNECT_V5), 0x20);  // CONNACK
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, serverAfter(CONNECT_V5), 0x90);  // SUBACK
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, serverAfter(CONNECT_V3), 0xB0);  // UNSUBACK
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, serverAfter(CONNECT_V3),
+                0xD0, 0xFF, 0xFF, 0xFF, 0x7F);                                           // PINGRESP, 256 MiB - 1 announced
+    }
+
+    @Test
+    void serverRefusesAFirstPacketOtherThanConnectBeforeItsBody() {
+        // [MQTT-3.1.0-1] the first packet from the client must be CONNECT
+        var reader = PacketReader.forServer(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, reader,
+                0x30, 0x80, 0x80, 0x80, 0x64);  // PUBLISH QoS 0, remaining length 209,715,200 (200 MiB)
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, PacketReader.forServer(100), 0xC0);  // PINGREQ
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, PacketReader.forServer(100), 0xF0);  // AUTH
+    }
+
+    @Test
+    void serverReadsAClientsPackets() {
+        var reader = serverAfter(CONNECT_V5);
+        reader.feed(ByteBuffer.wrap(bytes(
+                0xC0, 0,                    // PINGREQ
+                0xF0, 0)));                 // AUTH, Success: a 5.0 connection may send it
+        assertEquals(PingReq.INSTANCE, reader.poll());
+        assertEquals(new Auth(ReasonCode.SUCCESS, Properties.NONE), reader.poll());
+    }
+
+    @Test
+    void authIsMalformedAtTheFirstByteOfA311Connection() {
+        // Packet type 15 is reserved in 3.1.1 (2.2.1, Table 2.1)
+        assertRefusedAtOnce(ReasonCode.MALFORMED_PACKET, serverAfter(CONNECT_V3), 0xF0, 0xFF, 0xFF, 0xFF, 0x7F);
+    }
+
+    @Test
+    void clientSideReadsWhatServersSend() {
+        var reader = new PacketReader(100, V5);
+        reader.feed(ByteBuffer.wrap(bytes(0xD0, 0)));  // PINGRESP
+        assertEquals(PingResp.INSTANCE, reader.poll());
     }
 }
