@@ -39,7 +39,7 @@ class ConnectCodecTest {
                 Properties.NONE), connect);
     }
 
-    private static final int[] CONNECT_V5_WITH_EVERYTHING = {
+    static final int[] CONNECT_V5_WITH_EVERYTHING = {
         0x10, 0x30,                             // CONNECT, remaining length 48
         0x00, 0x04, 'M', 'Q', 'T', 'T',         // protocol name
         0x05,                                   // level 5
@@ -57,7 +57,7 @@ class ConnectCodecTest {
         0x00, 0x01, 'u',                        // user name "u"
         0x00, 0x01, 'p' };                      // password "p"
 
-    private static final Connect EXPECTED_V5 = new Connect(V5, "c1", true, 10,
+    static final Connect EXPECTED_V5 = new Connect(V5, "c1", true, 10,
             Optional.of(new Will("w", Binary.utf8("x"), QoS.AT_LEAST_ONCE, true,
                     Properties.builder().set(PropertyId.WILL_DELAY_INTERVAL, 5L).build())),
             Optional.of("u"), Optional.of(Binary.utf8("p")),

@@ -3,9 +3,15 @@ package io.pekquitto.protocol.codec;
 import static io.pekquitto.protocol.codec.Vectors.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.MalformedPacketException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class DataRepresentationTest {
@@ -99,5 +105,53 @@ class DataRepresentationTest {
         assertEquals(2 + 10, DataRepresentation.stringSize("aé€\uD83D\uDE00"));
         assertEquals(ByteBuffer.wrap(bytes(0, 10, 'a', 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80)),
                 buffer.flip());
+    }
+
+    @Test
+    void fieldsAreReadFromASliceAtAnArrayOffset() {
+        var padded = bytes(
+                0xEE, 0xEE, 0xEE,           // bytes before the slice, not to be read
+                0, 2, 0xC3, 0xA9,           // string "é"
+                0, 3, 'a', '/', 'b',        // string "a/b", read at position 4 of the slice
+                0, 2, 0xCA, 0xFE,           // binary CA FE
+                0xEE);                      // a byte after the slice
+        var slice = ByteBuffer.wrap(padded, 3, padded.length - 4).slice();
+        assertEquals(3, slice.arrayOffset());
+        assertEquals("é", DataRepresentation.readString(slice, "test"));
+        assertEquals("a/b", DataRepresentation.readString(slice, "test"));
+        assertEquals(Binary.of(bytes(0xCA, 0xFE)), DataRepresentation.readBinary(slice, "test"));
+        assertEquals(0, slice.remaining());
+    }
+
+    /**
+     * The array path decodes a string straight from the buffer's array; a buffer without an accessible
+     * array costs a copy first. Seen as allocation: about one string's bytes against two.
+     */
+    @Test
+    void stringsOfArrayBackedBuffersAreNotCopiedBeforeDecoding() {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads
+                && threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        int length = 60_000;
+        var padded = new byte[5 + 2 + length];
+        padded[5] = (byte) (length >> 8);           // length prefix at offset 5
+        padded[6] = (byte) length;
+        Arrays.fill(padded, 7, padded.length, (byte) 'a');
+        var stringAt0 = Arrays.copyOfRange(padded, 5, padded.length);
+
+        long wrapped = bytesAllocatedReading(() -> ByteBuffer.wrap(stringAt0));
+        long sliced = bytesAllocatedReading(() -> ByteBuffer.wrap(padded, 5, 2 + length).slice());
+        long readOnly = bytesAllocatedReading(() -> ByteBuffer.wrap(stringAt0).asReadOnlyBuffer());
+        assertTrue(wrapped < length * 3 / 2, () -> "wrapped: " + wrapped);
+        assertTrue(sliced < length * 3 / 2, () -> "sliced: " + sliced);
+        assertTrue(readOnly > length * 3 / 2, () -> "read-only: " + readOnly);  // the probe does see a copy
+    }
+
+    private static long bytesAllocatedReading(Supplier<ByteBuffer> buffers) {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        DataRepresentation.readString(buffers.get(), "warm-up");
+        var buffer = buffers.get();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        DataRepresentation.readString(buffer, "test");
+        return threads.getCurrentThreadAllocatedBytes() - before;
     }
 }

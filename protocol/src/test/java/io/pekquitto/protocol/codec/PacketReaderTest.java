@@ -10,14 +10,25 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.Auth;
+import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.PingReq;
 import io.pekquitto.protocol.PingResp;
 import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.Publish;
+import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.Subscribe;
+import io.pekquitto.protocol.Subscription;
+import io.pekquitto.protocol.SubscriptionOptions;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PacketReaderTest {
@@ -147,5 +158,63 @@ class PacketReaderTest {
         var reader = new PacketReader(100, V5);
         reader.feed(ByteBuffer.wrap(bytes(0xD0, 0)));  // PINGRESP
         assertEquals(PingResp.INSTANCE, reader.poll());
+    }
+
+    // ---- array-backed, sliced and read-only buffers decode alike
+
+    private static final int[] PUBLISH_V5_WITH_PROPERTIES = {
+        0x32, 31,                           // PUBLISH QoS 1, remaining length
+        0, 3, 'a', '/', 'b',                // topic "a/b"
+        0, 9,                               // packet identifier
+        20,                                 // property length
+        0x03, 0, 4, 't', 'e', 'x', 't',     //   Content Type "text"
+        0x09, 0, 2, 0xCA, 0xFE,             //   Correlation Data CA FE
+        0x26, 0, 1, 'k', 0, 2, 0xC3, 0xA9,  //   User Property k=é
+        'h', 0xC3, 0xA9 };                  // payload "hé"
+
+    private static final Publish PUBLISH_V5 = new Publish("a/b", Binary.utf8("hé"), QoS.AT_LEAST_ONCE, false, false, 9,
+            Properties.builder().set(PropertyId.CONTENT_TYPE, "text")
+                    .set(PropertyId.CORRELATION_DATA, Binary.of(bytes(0xCA, 0xFE))).addUserProperty("k", "é").build());
+
+    private static final int[] SUBSCRIBE_V5 = {
+        0x82, 26,                           // SUBSCRIBE, flags 0010, remaining length
+        0, 10,                              // packet identifier
+        9,                                  // property length
+        0x0B, 5,                            //   Subscription Identifier 5
+        0x26, 0, 1, 'u', 0, 1, 'v',         //   User Property u=v
+        0, 3, 'a', '/', '+', 0x01,          // "a/+", QoS 1
+        0, 5, 0xE2, 0x82, 0xAC, '/', '#', 0x02 };  // "€/#", QoS 2
+
+    private static final Subscribe SUBSCRIBE = new Subscribe(10, List.of(
+            new Subscription("a/+", SubscriptionOptions.of(QoS.AT_LEAST_ONCE)),
+            new Subscription("€/#", SubscriptionOptions.of(QoS.EXACTLY_ONCE))),
+            Properties.builder().addSubscriptionIdentifier(5).addUserProperty("u", "v").build());
+
+    @Test
+    void packetsDecodeAlikeFromEveryKindOfBuffer() {
+        var stream = new ByteArrayOutputStream();
+        for (var vector : List.of(ConnectCodecTest.CONNECT_V5_WITH_EVERYTHING, PUBLISH_V5_WITH_PROPERTIES, SUBSCRIBE_V5)) {
+            stream.writeBytes(bytes(vector));
+        }
+        var packets = stream.toByteArray();
+        var padded = new byte[7 + packets.length + 5];
+        Arrays.fill(padded, (byte) 0xEE);   // bytes around the packets that must not be read
+        System.arraycopy(packets, 0, padded, 7, packets.length);
+        var sliced = ByteBuffer.wrap(padded, 7, packets.length).slice();
+        assertEquals(7, sliced.arrayOffset());
+
+        var kinds = new LinkedHashMap<String, ByteBuffer>();
+        kinds.put("wrapped", ByteBuffer.wrap(packets));
+        kinds.put("slice at array offset 7", sliced);
+        kinds.put("array at position 7", ByteBuffer.wrap(padded, 7, packets.length));
+        kinds.put("read-only", ByteBuffer.wrap(packets).asReadOnlyBuffer());
+        kinds.forEach((kind, buffer) -> {
+            var reader = PacketReader.forServer(1000);
+            reader.feed(buffer);
+            assertEquals(ConnectCodecTest.EXPECTED_V5, reader.poll(), kind);
+            assertEquals(PUBLISH_V5, reader.poll(), kind);
+            assertEquals(SUBSCRIBE, reader.poll(), kind);
+            assertNull(reader.poll(), kind);
+        });
     }
 }
