@@ -15,16 +15,14 @@ import org.junit.jupiter.api.Test;
  * or a fixed header announcing a large body that never comes. [MQTT-2.2.2-2] in 3.1.1, [MQTT-2.1.3-1] in 5.0.
  */
 class FixedHeaderTest {
-    private static final int PROTOCOL_MAXIMUM_PACKET_SIZE = 268_435_460;
-
     private static void assertMalformedAtOnce(int... fed) {
-        var reader = new PacketReader(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = new PacketReader(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         reader.feed(ByteBuffer.wrap(bytes(fed)));
         assertEquals(ReasonCode.MALFORMED_PACKET, assertThrows(MalformedPacketException.class, reader::poll).reason());
     }
 
     private static void assertWaitsForTheBody(int... fed) {
-        var reader = new PacketReader(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = new PacketReader(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         reader.feed(ByteBuffer.wrap(bytes(fed)));
         assertNull(reader.poll());
     }

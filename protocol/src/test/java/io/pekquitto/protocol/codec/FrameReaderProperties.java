@@ -19,7 +19,6 @@ import net.jqwik.api.Provide;
  * fed and has not yet handed back as frames, plus a small constant.
  */
 class FrameReaderProperties {
-    private static final int PROTOCOL_MAXIMUM_PACKET_SIZE = 268_435_460;
     /** The slack a partial body may have (its newest segment's rounding). */
     private static final int SLACK = 64;
 
@@ -42,7 +41,7 @@ class FrameReaderProperties {
         }
         stream.writeBytes(partialFrame(random));
 
-        var reader = new FrameReader(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = new FrameReader(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         long pending = 0;
         int framed = 0;
         var chunks = CodecProperties.split(stream.toByteArray(), random);

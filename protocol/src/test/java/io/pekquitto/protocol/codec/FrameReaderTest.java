@@ -16,9 +16,6 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class FrameReaderTest {
-    /** The largest packet the protocol allows: 1 + 4 length bytes + 268,435,455. */
-    private static final int PROTOCOL_MAXIMUM_PACKET_SIZE = 268_435_460;
-
     @Test
     void wholeFrameInsideTheFedBufferIsASliceOfIt() {
         var fed = bytes(
@@ -101,7 +98,7 @@ class FrameReaderTest {
 
     @Test
     void announcedBodyIsNotAllocatedBeforeItArrives() {
-        var reader = new FrameReader(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = new FrameReader(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         reader.feed(ByteBuffer.wrap(bytes(
                 0x30, 0xFF, 0xFF, 0xFF, 0x7F,   // PUBLISH, remaining length 268,435,455 (256 MiB - 1)
                 0, 1, 'a',                      // topic "a"

@@ -32,8 +32,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PacketReaderTest {
-    private static final int PROTOCOL_MAXIMUM_PACKET_SIZE = 268_435_460;
-
     private static final int[] CONNECT_V5 = {
         0x10, 13,                   // CONNECT, remaining length
         0, 4, 'M', 'Q', 'T', 'T',   // protocol name
@@ -106,7 +104,7 @@ class PacketReaderTest {
     // ---- the server side of a connection
 
     private static PacketReader serverAfter(int[] connect) {
-        var reader = PacketReader.forServer(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = PacketReader.forServer(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         reader.feed(ByteBuffer.wrap(bytes(connect)));
         assertTrue(reader.poll() instanceof Connect);
         return reader;
@@ -130,7 +128,7 @@ class PacketReaderTest {
     @Test
     void serverRefusesAFirstPacketOtherThanConnectBeforeItsBody() {
         // [MQTT-3.1.0-1] the first packet from the client must be CONNECT
-        var reader = PacketReader.forServer(PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = PacketReader.forServer(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, reader,
                 0x30, 0x80, 0x80, 0x80, 0x64);  // PUBLISH QoS 0, remaining length 209,715,200 (200 MiB)
         assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, PacketReader.forServer(100), 0xC0);  // PINGREQ

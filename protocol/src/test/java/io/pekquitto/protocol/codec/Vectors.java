@@ -16,6 +16,8 @@ final class Vectors {
     static final ProtocolVersion V3_1 = ProtocolVersion.MQTT_3_1;
     static final ProtocolVersion V3 = ProtocolVersion.MQTT_3_1_1;
     static final ProtocolVersion V5 = ProtocolVersion.MQTT_5;
+    /** The largest packet the protocol allows: 1 + 4 length bytes + 268,435,455. */
+    static final int PROTOCOL_MAXIMUM_PACKET_SIZE = 268_435_460;
 
     private Vectors() {}
 
