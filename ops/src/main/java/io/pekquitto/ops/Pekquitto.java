@@ -2,6 +2,7 @@ package io.pekquitto.ops;
 
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -10,7 +11,9 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
@@ -36,6 +39,11 @@ public final class Pekquitto implements AutoCloseable {
      * @throws IllegalStateException if a listener cannot be bound (the message names it)
      */
     public static Pekquitto start(BrokerSettings settings) {
+        return start(settings, UnaryOperator.identity());
+    }
+
+    /** Starts the broker with each shard's behaviour wrapped by {@code aroundShard} (see {@link Broker#create}). */
+    public static Pekquitto start(BrokerSettings settings, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigLoader.actorSystemConfig());
         if (settings.shards() == 1) {
             // Pekko's TCP connection actors on the shard's own thread: a read or a write no longer hops
@@ -45,7 +53,7 @@ public final class Pekquitto implements AutoCloseable {
             config = ConfigFactory.parseMap(Map.of("pekko.io.tcp.worker-dispatcher", Broker.dispatcherPath(0)))
                     .withFallback(config);
         }
-        var system = ActorSystem.create(Broker.create(settings), "pekquitto", config);
+        var system = ActorSystem.create(Broker.create(settings, aroundShard), "pekquitto", config);
         try {
             var bound = AskPattern.<Broker.Command, Broker.Bound>ask(
                             system, Broker.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())

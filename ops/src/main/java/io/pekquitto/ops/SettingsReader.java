@@ -52,7 +52,8 @@ public final class SettingsReader {
                     Placement.parse(config.getString(path("placement"))),
                     config.getBytes(path("max-queued-bytes")),
                     receiveMaximumPolicy(config),
-                    config.getString(path("response-information-prefix")));
+                    config.getString(path("response-information-prefix")),
+                    io.pekquitto.shards.settings.SlowSubscriberPolicy.QUEUE);
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);

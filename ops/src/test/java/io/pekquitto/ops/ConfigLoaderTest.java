@@ -41,7 +41,7 @@ class ConfigLoaderTest {
         int processors = Runtime.getRuntime().availableProcessors();  // shards = auto
         assertEquals(new BrokerSettings(processors, List.of(new ListenerSettings("0.0.0.0", 1883)), 268_435_460, 65_535,
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
-                Placement.ROUND_ROBIN, 0, true, ""), settings);
+                Placement.ROUND_ROBIN, 0, true, "", io.pekquitto.shards.settings.SlowSubscriberPolicy.QUEUE), settings);
         assertEquals(BrokerSettings.defaults(new ListenerSettings("0.0.0.0", 1883)).withShards(processors), settings);
     }
 

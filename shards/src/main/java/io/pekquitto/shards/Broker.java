@@ -2,6 +2,7 @@ package io.pekquitto.shards;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ListenerSettings;
 import java.net.InetSocketAddress;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -46,7 +48,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private record ListenerFailed(int index, String cause) implements Command {}
 
     private final BrokerSettings settings;
-    private final List<ActorRef<Shard.Command>> shards = new ArrayList<>();
+    private final List<ActorRef<ShardMessage>> shards = new ArrayList<>();
     private final AtomicIntegerArray connectionsPerShard;
     private final InetSocketAddress[] boundAddresses;
     private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
@@ -72,17 +74,26 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     }
 
     public static Behavior<Command> create(BrokerSettings settings) {
-        return Behaviors.setup(context -> new Broker(context, settings));
+        return create(settings, UnaryOperator.identity());
     }
 
-    private Broker(ActorContext<Command> context, BrokerSettings settings) {
+    /**
+     * The broker, with each shard's behaviour wrapped by {@code aroundShard} inside its supervisor: an
+     * interceptor for monitoring, say, or a test's injected failure.
+     */
+    public static Behavior<Command> create(BrokerSettings settings, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+        return Behaviors.setup(context -> new Broker(context, settings, aroundShard));
+    }
+
+    private Broker(ActorContext<Command> context, BrokerSettings settings, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         super(context);
         this.settings = settings;
         this.connectionsPerShard = new AtomicIntegerArray(settings.shards());
-        var mesh = new AtomicReference<List<ActorRef<Shard.Command>>>();
+        var mesh = new AtomicReference<List<ActorRef<ShardMessage>>>();
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
-            var shard = Behaviors.supervise(Shard.create(settings, dispatcher, mesh, connectionsPerShard))
+            var shard = Behaviors.supervise(aroundShard.apply(
+                            Shard.create(settings, dispatcher, mesh, connectionsPerShard, System::nanoTime)))
                     .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }

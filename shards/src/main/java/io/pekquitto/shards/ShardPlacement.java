@@ -1,5 +1,6 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.Placement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -11,18 +12,18 @@ import org.apache.pekko.actor.typed.ActorRef;
  */
 final class ShardPlacement {
     private final Placement placement;
-    private final List<ActorRef<Shard.Command>> shards;
+    private final List<ActorRef<ShardMessage>> shards;
     private final AtomicIntegerArray connectionsPerShard;
     private int next;
 
-    ShardPlacement(Placement placement, List<ActorRef<Shard.Command>> shards, AtomicIntegerArray connectionsPerShard) {
+    ShardPlacement(Placement placement, List<ActorRef<ShardMessage>> shards, AtomicIntegerArray connectionsPerShard) {
         this.placement = placement;
         this.shards = List.copyOf(shards);
         this.connectionsPerShard = connectionsPerShard;
     }
 
     /** The shard for a new connection, counted at once so that a burst of accepts spreads too. */
-    ActorRef<Shard.Command> next() {
+    ActorRef<ShardMessage> next() {
         int chosen;
         if (placement == Placement.LEAST_CONNECTIONS) {
             chosen = 0;

@@ -3,8 +3,7 @@ package io.pekquitto.e2e.shards;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.Shard;
-import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ListenerSettings;
 import java.time.Duration;
@@ -18,7 +17,11 @@ import org.apache.pekko.actor.ActorIdentity;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.DeadLetter;
 import org.apache.pekko.actor.Identify;
+import org.apache.pekko.actor.Kill;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.BehaviorInterceptor;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.TypedActorContext;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.Patterns;
@@ -72,7 +75,7 @@ final class MeshBroker implements AutoCloseable {
     }
 
     static MeshBroker start(int shards) {
-        return new MeshBroker(Pekquitto.start(settings(shards)), shards);
+        return new MeshBroker(Pekquitto.start(settings(shards), shard -> Behaviors.intercept(FailOnDemand::new, shard)), shards);
     }
 
     int port() {
@@ -140,10 +143,26 @@ final class MeshBroker implements AutoCloseable {
         return acceptedByShard[shard];
     }
 
-    /** Makes the connection actor {@code connection-n} of {@code shard} throw. */
+    /** Makes the connection actor {@code connection-n} of {@code shard} fail (Pekko's Kill: it stops with an error). */
     void failConnection(int shard, int n) {
-        broker.actorSystem().classicSystem().actorSelection(path(shard, n))
-                .tell(Connection.InjectFailure.INSTANCE, ActorRef.noSender());
+        broker.actorSystem().classicSystem().actorSelection(path(shard, n)).tell(Kill.getInstance(), ActorRef.noSender());
+    }
+
+    /** A message the test sends a shard to make it throw. */
+    record InjectedFailure() implements ShardMessage {}
+
+    /** Around each shard of the test's broker: throws on {@link InjectedFailure}, so that its supervisor restarts it. */
+    static final class FailOnDemand extends BehaviorInterceptor<ShardMessage, ShardMessage> {
+        FailOnDemand() {
+            super(ShardMessage.class);
+        }
+
+        @Override
+        public Behavior<ShardMessage> aroundReceive(TypedActorContext<ShardMessage> context, ShardMessage message,
+                                                    ReceiveTarget<ShardMessage> target) {
+            if (message instanceof InjectedFailure) throw new IllegalStateException("failure injected by the test");
+            return target.apply(context, message);
+        }
     }
 
     /**
@@ -154,7 +173,7 @@ final class MeshBroker implements AutoCloseable {
         int last = acceptedByShard[shard];
         assertTrue(last > 0, "fail a shard that has connections, to see them go");
         broker.actorSystem().classicSystem().actorSelection("/user/shard-" + shard)
-                .tell(Shard.InjectFailure.INSTANCE, ActorRef.noSender());
+                .tell(new InjectedFailure(), ActorRef.noSender());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (connectionExists(shard, last)) {
             assertTrue(System.nanoTime() < deadline, "the connections of shard-" + shard + " were not stopped");

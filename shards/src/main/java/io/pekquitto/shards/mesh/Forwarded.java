@@ -2,9 +2,17 @@ package io.pekquitto.shards.mesh;
 
 import io.pekquitto.shards.session.Message;
 
-/**
- * A published message on its way to another shard. {@code targetClientId} is null for an ordinary
- * publish (the destination matches its own subscriptions); for a shared subscription it names the
- * member chosen by the publishing shard, and {@code sharedGroup} the group ({@code $share/g/f}).
- */
-public record Forwarded(String publisherId, Message message, String targetClientId, String sharedGroup) {}
+/** A published message on its way to another shard, in a data-plane batch. */
+public sealed interface Forwarded {
+
+    Message message();
+
+    /** A publish for the destination's own subscribers (and its copy of the retained messages). */
+    record Published(String publisherId, Message message) implements Forwarded {}
+
+    /** A message for the member of a shared subscription that the publishing shard picked. */
+    record ToMember(String publisherId, Message message, String clientId, String sharedFilter) implements Forwarded {}
+
+    /** A message for a client that followed its session to the destination (it bounced off a released connection). */
+    record ToClient(String clientId, Message message) implements Forwarded {}
+}

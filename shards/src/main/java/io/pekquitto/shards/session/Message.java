@@ -15,8 +15,9 @@ import java.util.Objects;
  * and {@code sharedFilter} names the shared subscription ({@code $share/g/f}) it came through, or is
  * empty: a message of a shared subscription is given to another member if its session ends first.
  *
- * <p>{@code expiryDeadline} is the {@link System#nanoTime()} at which a message with a Message Expiry
- * Interval expires, or {@link #NEVER} (3.3.2.3.3).
+ * <p>{@code expiryDeadline} is the time, on the broker's nanosecond clock, at which a message with a
+ * Message Expiry Interval expires, or {@link #NEVER} (3.3.2.3.3). Times are passed in, never read
+ * here, so that tests control them.
  */
 public record Message(String topic, Binary payload, QoS qos, boolean retain, Properties properties, String sharedFilter,
                       long expiryDeadline) {
@@ -31,14 +32,14 @@ public record Message(String topic, Binary payload, QoS qos, boolean retain, Pro
         Objects.requireNonNull(sharedFilter, "sharedFilter");
     }
 
-    /** A message with no shared subscription, its expiry read from its properties now. */
-    public Message(String topic, Binary payload, QoS qos, boolean retain, Properties properties) {
-        this(topic, payload, qos, retain, properties, "", deadlineOf(properties, System.nanoTime()));
+    /** A message received at {@code now}, with no shared subscription; its expiry read from its properties. */
+    public static Message received(String topic, Binary payload, QoS qos, boolean retain, Properties properties, long now) {
+        return new Message(topic, payload, qos, retain, properties, "", deadlineOf(properties, now));
     }
 
-    /** The message a client published; the caller has already resolved any Topic Alias into the topic. */
-    public static Message of(Publish publish, String topic, Properties properties) {
-        return new Message(topic, publish.payload(), publish.qos(), publish.retain(), properties);
+    /** The message a client published at {@code now}; any Topic Alias is already resolved into the topic. */
+    public static Message of(Publish publish, String topic, Properties properties, long now) {
+        return received(topic, publish.payload(), publish.qos(), publish.retain(), properties, now);
     }
 
     private static long deadlineOf(Properties properties, long now) {
@@ -52,23 +53,28 @@ public record Message(String topic, Binary payload, QoS qos, boolean retain, Pro
     }
 
     /**
-     * The PUBLISH that delivers this message to one client. Its Message Expiry Interval is what is left
-     * of the received one ([MQTT-3.3.2-6]), rounded up so that it is never sent as 0 while still alive.
+     * The PUBLISH that delivers this message to one client at {@code now}. Its Message Expiry Interval
+     * is what is left of the received one ([MQTT-3.3.2-6]), rounded up so that it is never sent as 0
+     * while still alive.
      */
-    public Publish toPublish(int packetId, boolean dup) {
+    public Publish toPublish(int packetId, boolean dup, long now) {
         var sent = properties;
         if (expiryDeadline != NEVER) {
-            long left = Math.max(1, (expiryDeadline - System.nanoTime() + 999_999_999L) / 1_000_000_000L);
+            long left = Math.max(1, (expiryDeadline - now + 999_999_999L) / 1_000_000_000L);
             sent = properties.toBuilder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, left).build();
         }
         return new Publish(topic, payload, qos, retain, dup, packetId, sent);
     }
 
-    public Message with(QoS newQos, boolean newRetain, Properties newProperties) {
+    /** The message as one subscriber gets it; this very message when nothing differs (no copy per subscriber). */
+    public Message forSubscriber(QoS newQos, boolean newRetain, Properties newProperties) {
+        if (newQos == qos && newRetain == retain && newProperties == properties) return this;
         return new Message(topic, payload, newQos, newRetain, newProperties, sharedFilter, expiryDeadline);
     }
 
+    /** The message marked as delivered through a shared subscription, or unmarked with "". */
     public Message viaShared(String newSharedFilter) {
+        if (newSharedFilter.equals(sharedFilter)) return this;
         return new Message(topic, payload, qos, retain, properties, newSharedFilter, expiryDeadline);
     }
 

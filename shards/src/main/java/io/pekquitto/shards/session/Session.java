@@ -2,11 +2,14 @@ package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PubRel;
+import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -86,8 +89,7 @@ public final class Session {
      * Maximum ([MQTT-4.9.0-2]) and hands each PUBLISH to {@code send}. QoS 0 messages leave the queue
      * without taking a slot.
      */
-    public void drain(int receiveMaximum, Consumer<Packet> send) {
-        long now = System.nanoTime();
+    public void drain(int receiveMaximum, long now, Consumer<Publish> send) {
         while (!queue.isEmpty()) {
             var next = queue.peek();
             if (next.isExpired(now)) {
@@ -96,12 +98,12 @@ public final class Session {
             }
             if (next.qos() == QoS.AT_MOST_ONCE) {
                 take();
-                send.accept(next.toPublish(0, false));
+                send.accept(next.toPublish(0, false, now));
                 continue;
             }
             if (inflight.size() >= receiveMaximum) return;
             take();
-            send.accept(startFlight(next));
+            send.accept(startFlight(next, now));
         }
     }
 
@@ -117,22 +119,22 @@ public final class Session {
     }
 
     /** Puts a QoS 1/2 message in flight and returns its PUBLISH. */
-    public io.pekquitto.protocol.Publish startFlight(Message message) {
+    public Publish startFlight(Message message, long now) {
         int packetId = packetIds.allocate(inflight::containsKey);
         inflight.put(packetId, new Outgoing(message, false));
-        return message.toPublish(packetId, false);
+        return message.toPublish(packetId, false, now);
     }
 
     /**
      * What to resend when the session resumes on a new connection ([MQTT-4.4.0-1]): every unacknowledged
      * PUBLISH with DUP set, and PUBREL for those already past PUBREC, in their original order.
      */
-    public void resend(Consumer<Packet> send) {
-        for (var entry : inflight.entrySet()) {
+    public void resend(long now, Consumer<Packet> send) {
+        for (var entry : List.copyOf(inflight.entrySet())) {
             var outgoing = entry.getValue();
             send.accept(outgoing.released()
                     ? new PubRel(entry.getKey())
-                    : outgoing.message().toPublish(entry.getKey(), true));
+                    : outgoing.message().toPublish(entry.getKey(), true, now));
         }
     }
 
@@ -202,8 +204,8 @@ public final class Session {
      * Takes out every queued or unacknowledged message that came through a shared subscription, for the
      * shard to give to another member when this session ends (4.8.2: "SHOULD send ... to another Client").
      */
-    public java.util.List<Message> takeSharedMessages() {
-        var taken = new java.util.ArrayList<Message>();
+    public List<Message> takeSharedMessages() {
+        var taken = new ArrayList<Message>();
         for (var it = inflight.values().iterator(); it.hasNext(); ) {
             var outgoing = it.next();
             if (outgoing.message().isShared() && !outgoing.released()) {

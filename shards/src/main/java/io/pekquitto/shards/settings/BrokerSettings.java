@@ -49,7 +49,8 @@ public record BrokerSettings(
         Placement placement,
         long maxQueuedBytes,
         boolean strictReceiveMaximum,
-        String responseInformationPrefix) {
+        String responseInformationPrefix,
+        SlowSubscriberPolicy slowSubscriberPolicy) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -82,7 +83,7 @@ public record BrokerSettings(
                           Duration connectTimeout) {
         this(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum, maxInflightMessages, maxQueuedMessages,
                 queueQos0Messages, retainAvailable, maxQos, topicAliasMaximum, maxSessionExpiry, connectTimeout,
-                Placement.ROUND_ROBIN, 0, true, "");
+                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE);
     }
 
     private static void require(boolean condition, String message) {
@@ -98,36 +99,36 @@ public record BrokerSettings(
     public BrokerSettings withShards(int newShards) {
         return new BrokerSettings(newShards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
     }
 
     public BrokerSettings withListeners(List<ListenerSettings> newListeners) {
         return new BrokerSettings(shards, newListeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
     }
 
     public BrokerSettings withQueueLimits(int newMaxQueuedMessages, long newMaxQueuedBytes) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, newMaxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, newMaxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, newMaxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
     }
 
     public BrokerSettings withStrictReceiveMaximum(boolean strict) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strict, responseInformationPrefix);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strict, responseInformationPrefix, slowSubscriberPolicy);
     }
 
     public BrokerSettings withResponseInformationPrefix(String prefix) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, prefix);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, prefix, slowSubscriberPolicy);
     }
 
     public BrokerSettings withPlacement(Placement newPlacement) {
         return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
                 maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix);
+                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
     }
 }

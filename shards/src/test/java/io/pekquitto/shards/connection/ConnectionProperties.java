@@ -16,6 +16,8 @@ import io.pekquitto.shards.settings.ListenerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -38,7 +40,7 @@ import org.apache.pekko.util.ByteString;
  */
 class ConnectionProperties {
     private static ActorTestKit testKit;
-    private static ActorRef<Shard.Command> shard;
+    private static ActorRef<ShardMessage> shard;
     private static final BrokerSettings SETTINGS = BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0));
     private static final InetSocketAddress REMOTE = new InetSocketAddress("127.0.0.1", 1);
 
@@ -48,7 +50,8 @@ class ConnectionProperties {
     @BeforeContainer
     static void start() {
         testKit = ActorTestKit.create();
-        shard = testKit.spawn(Shard.create(SETTINGS, "pekko.actor.default-dispatcher"), "shard");
+        shard = testKit.spawn(Shard.create(SETTINGS, "pekko.actor.default-dispatcher", new AtomicReference<>(),
+                new AtomicIntegerArray(1), System::nanoTime), "shard");
     }
 
     @AfterContainer
@@ -60,7 +63,7 @@ class ConnectionProperties {
     private static ActorRef<Connection.Command> spawnWatched(ActorRef<Ended> reportTo) {
         TestProbe<ActorRef<Connection.Command>> spawned = testKit.createTestProbe();
         Behavior<Void> parent = Behaviors.setup(context -> {
-            var child = context.spawnAnonymous(Connection.create(SETTINGS, shard, REMOTE));
+            var child = context.spawnAnonymous(Connection.create(SETTINGS, shard.narrow(), REMOTE, System::nanoTime));
             context.watch(child);
             spawned.getRef().tell(child);
             return Behaviors.receive(Void.class)

@@ -17,7 +17,7 @@ class DataPlaneTest {
     private final List<List<Forwarded>> sent = new ArrayList<>();
 
     private static Forwarded item(QoS qos) {
-        return new Forwarded("p", new Message("t", Binary.EMPTY, qos, false, Properties.NONE), null, null);
+        return new Forwarded.Published("p", Message.received("t", Binary.EMPTY, qos, false, Properties.NONE, 0));
     }
 
     @Test

@@ -19,18 +19,18 @@ class SessionTest {
     private final List<Packet> sent = new ArrayList<>();
 
     private static Message message(String payload, QoS qos) {
-        return new Message("t", Binary.utf8(payload), qos, false, Properties.NONE);
+        return Message.received("t", Binary.utf8(payload), qos, false, Properties.NONE, 0);
     }
 
     @Test
     void drainNeverExceedsTheReceiveMaximum() {  // [MQTT-4.9.0-2]
         for (int i = 0; i < 3; i++) session.enqueue(message("m" + i, QoS.AT_LEAST_ONCE), false);
-        session.drain(2, sent::add);
+        session.drain(2, 0, sent::add);
         assertEquals(2, sent.size());
         assertEquals(1, session.queuedCount());
         var first = (Publish) sent.get(0);
         assertTrue(session.acknowledge(first.packetId()));
-        session.drain(2, sent::add);
+        session.drain(2, 0, sent::add);
         assertEquals(3, sent.size());
         assertEquals("m2", ((Publish) sent.get(2)).payload().asUtf8());
     }
@@ -53,11 +53,11 @@ class SessionTest {
     void resendSetsDupOnUnacknowledgedPublishesAndResendsPubRelInOrder() {  // [MQTT-4.4.0-1]
         session.enqueue(message("one", QoS.EXACTLY_ONCE), false);
         session.enqueue(message("two", QoS.AT_LEAST_ONCE), false);
-        session.drain(10, sent::add);
+        session.drain(10, 0, sent::add);
         int first = ((Publish) sent.get(0)).packetId();
         assertTrue(session.received(first));
         var resent = new ArrayList<Packet>();
-        session.resend(resent::add);
+        session.resend(0, resent::add);
         assertEquals(new PubRel(first), resent.get(0));
         var second = (Publish) resent.get(1);
         assertTrue(second.dup());
@@ -67,7 +67,7 @@ class SessionTest {
     @Test
     void qos2ExchangeFreesItsSlotOnlyOnPubComp() {
         session.enqueue(message("m", QoS.EXACTLY_ONCE), false);
-        session.drain(1, sent::add);
+        session.drain(1, 0, sent::add);
         int id = ((Publish) sent.get(0)).packetId();
         assertFalse(session.acknowledge(id), "a PUBACK does not complete a QoS 2 message");
         assertFalse(session.complete(id), "PUBCOMP before PUBREC is unknown");
@@ -81,7 +81,7 @@ class SessionTest {
     void packetIdentifiersInUseAreNotReused() {  // [MQTT-2.2.1-4]
         var big = new Session("c", 100_000, false);
         for (int i = 0; i < 65_535; i++) big.enqueue(message("m", QoS.AT_LEAST_ONCE), false);
-        big.drain(65_535, sent::add);
+        big.drain(65_535, 0, sent::add);
         var ids = new java.util.HashSet<Integer>();
         for (var packet : sent) ids.add(((Publish) packet).packetId());
         assertEquals(65_535, ids.size());

@@ -1,4 +1,4 @@
-package io.pekquitto.shards.mesh;
+package io.pekquitto.shards.routes;
 
 import io.pekquitto.routing.SubscriptionTrie;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.pekquitto.shards.mesh;
+package io.pekquitto.shards.routes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package io.pekquitto.shards.mesh;
+package io.pekquitto.shards.routes;
 
 import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.routing.SubscriptionTrie;
@@ -26,12 +26,15 @@ public final class SharedGroups {
     public static final class Group {
         private final String name;
         private final String filter;
+        /** Built once: every message delivered through the group carries it. */
+        private final String sharedFilter;
         private final List<Member> members = new ArrayList<>(2);
         private int cursor;
 
         Group(String name, String filter) {
             this.name = name;
             this.filter = filter;
+            this.sharedFilter = TopicFilter.SHARE_PREFIX + name + "/" + filter;
         }
 
         public String name() { return name; }
@@ -39,9 +42,15 @@ public final class SharedGroups {
         public String filter() { return filter; }
 
         /** The shared filter as the client wrote it: {@code $share/name/filter}. */
-        public String sharedFilter() { return "$share/" + name + "/" + filter; }
+        public String sharedFilter() { return sharedFilter; }
 
         public List<Member> members() { return members; }
+
+        /** The member that is this client, or null. */
+        public Member member(String clientId) {
+            for (var member : members) if (member.clientId().equals(clientId)) return member;
+            return null;
+        }
 
         /** The next member in turn, skipping one client (the one a message bounced from), or null. */
         public Member next(String skipClientId) {

@@ -1,4 +1,4 @@
-package io.pekquitto.shards.mesh;
+package io.pekquitto.shards.routes;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,0 +1,162 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.PubRec;
+import io.pekquitto.protocol.PubRel;
+import io.pekquitto.protocol.Publish;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.SlowSubscriberPolicy;
+import java.util.function.Consumer;
+
+/**
+ * Every PUBLISH towards the client goes out here, whether it comes straight from the shard, out of the
+ * session's queue or as a resend when the session resumes ([MQTT-4.4.0-1]), so the rules of sending
+ * live in one place: at most the client's Receive Maximum in flight ([MQTT-4.9.0-2]), the rest queued;
+ * nothing larger than the client's Maximum Packet Size ([MQTT-3.1.2-25]: discarded as if delivered,
+ * its in-flight slot freed); outbound topic aliases within the client's maximum; an expired message
+ * not sent ([MQTT-3.3.2-5]); QoS 0 dropped for a client that does not read (its socket backlog over
+ * {@link #OUTBOUND_QOS0_LIMIT}). Under {@code slow-subscriber-policy = throttle}, a queue past half its
+ * limit asks the shard to slow the publishers down ({@link Congestion}).
+ */
+final class DeliveryWindow {
+    /** Above this many bytes waiting for the socket, QoS 0 deliveries are dropped (a client that does not read). */
+    static final long OUTBOUND_QOS0_LIMIT = 1 << 20;
+
+    /** A change of this client's congestion that the shard must hear of. */
+    enum Congestion { UNCHANGED, CONGESTED, RELIEVED }
+
+    private final Session session;
+    private final ProtocolVersion version;
+    private final int receiveMaximum;
+    private final long maximumPacketSize;
+    private final OutboundTopicAliases aliases;
+    private final Consumer<Packet> out;
+    private final boolean throttle;
+    private final int congestionHighWater;
+    private boolean congested;
+    /** Set when a congestion timed out: no new one until the queue has drained. */
+    private boolean gaveUp;
+    private long droppedQos0;
+
+    DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
+                   Consumer<Packet> out) {
+        this.session = session;
+        this.version = version;
+        this.receiveMaximum = terms.clientReceiveMaximum();
+        this.maximumPacketSize = terms.clientMaximumPacketSize();
+        this.aliases = new OutboundTopicAliases(terms.clientTopicAliasMaximum());
+        this.out = out;
+        this.throttle = settings.slowSubscriberPolicy() == SlowSubscriberPolicy.THROTTLE;
+        this.congestionHighWater = Math.max(1, settings.maxQueuedMessages() / 2);
+    }
+
+    Session session() {
+        return session;
+    }
+
+    long droppedQos0() {
+        return droppedQos0;
+    }
+
+    /** A message from the shard, QoS and retain already decided by the subscriptions. */
+    Congestion deliver(Message message, long now, long outboundBacklog) {
+        if (message.isExpired(now)) return Congestion.UNCHANGED;  // [MQTT-3.3.2-5]
+        if (message.qos() == QoS.AT_MOST_ONCE) {
+            if (outboundBacklog > OUTBOUND_QOS0_LIMIT) {
+                droppedQos0++;  // a client that does not read loses QoS 0, never memory without bound
+            } else {
+                send(message.toPublish(0, false, now));
+            }
+            return Congestion.UNCHANGED;
+        }
+        if (session.canSendNow(receiveMaximum)) {
+            send(session.startFlight(message, now));
+            return Congestion.UNCHANGED;
+        }
+        if (!session.enqueue(message, false, congested) || !throttle || congested || gaveUp
+                || session.queuedCount() < congestionHighWater) {
+            return Congestion.UNCHANGED;
+        }
+        // The client acknowledges slower than messages arrive: slow the publishers down before the
+        // queue is full and QoS 1/2 messages would be dropped.
+        congested = true;
+        return Congestion.CONGESTED;
+    }
+
+    /** Sends what the window has room for; the congestion ends once the queue is down to a quarter. */
+    Congestion drain(long now) {
+        session.drain(receiveMaximum, now, this::send);
+        if (session.queuedCount() > congestionHighWater / 2) return Congestion.UNCHANGED;
+        gaveUp = false;
+        return relieve();
+    }
+
+    /** The session resumes on this connection: its unacknowledged messages again, then its queue. */
+    Congestion resume(long now) {
+        session.resend(now, packet -> {
+            if (packet instanceof Publish publish) {
+                send(publish);
+            } else {
+                out.accept(packet);
+            }
+        });
+        return drain(now);
+    }
+
+    Congestion pubAck(int packetId, long now) {
+        return session.acknowledge(packetId) ? drain(now) : Congestion.UNCHANGED;
+    }
+
+    /** PUBREC: PUBREL next (4.3.3); an error code ends the exchange; an unknown identifier gets 0x92 (5.0). */
+    Congestion pubRec(PubRec rec, long now) {
+        if (rec.reason().isError()) {
+            session.abandon(rec.packetId());
+            return drain(now);
+        }
+        if (session.received(rec.packetId())) {
+            out.accept(new PubRel(rec.packetId()));  // [MQTT-4.3.3-4]
+        } else if (version.hasProperties()) {
+            out.accept(new PubRel(rec.packetId(), ReasonCode.PACKET_IDENTIFIER_NOT_FOUND, Properties.NONE));
+        }
+        return Congestion.UNCHANGED;
+    }
+
+    Congestion pubComp(int packetId, long now) {
+        return session.complete(packetId) ? drain(now) : Congestion.UNCHANGED;
+    }
+
+    /** A client congested this long is stuck, not slow: publishers stop waiting for it until it drains. */
+    Congestion congestionTimedOut() {
+        if (!congested) return Congestion.UNCHANGED;
+        gaveUp = true;
+        return relieve();
+    }
+
+    /** The connection ends: a congestion it caused ends with it. */
+    Congestion close() {
+        return relieve();
+    }
+
+    private Congestion relieve() {
+        if (!congested) return Congestion.UNCHANGED;
+        congested = false;
+        return Congestion.RELIEVED;
+    }
+
+    private void send(Publish publish) {
+        if (maximumPacketSize < BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
+                && PacketEncoder.encodedSize(publish, version) > maximumPacketSize) {
+            // Discarded as if delivered [MQTT-3.1.2-25]: its slot is free for the next one.
+            if (publish.qos() != QoS.AT_MOST_ONCE) session.abandon(publish.packetId());
+            return;
+        }
+        out.accept(aliases.apply(publish));
+    }
+}

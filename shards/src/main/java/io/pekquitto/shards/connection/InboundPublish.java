@@ -1,0 +1,142 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.PubAck;
+import io.pekquitto.protocol.PubComp;
+import io.pekquitto.protocol.PubRec;
+import io.pekquitto.protocol.PubRel;
+import io.pekquitto.protocol.Publish;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.TopicName;
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.settings.BrokerSettings;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The rules for a PUBLISH from the client (3.3) and the PUBREL that completes a QoS 2 one: topic
+ * aliases, the server's maximum QoS and retain support, the Payload Format Indicator, and exactly-once
+ * receipt of QoS 2 (method B, 4.3.3: delivered onwards at once, a resend only acknowledged). Each
+ * PUBLISH is routed with its acknowledgement, refused with a reason code, or ends the connection.
+ */
+final class InboundPublish {
+
+    /** What to do with one PUBLISH. */
+    sealed interface Outcome {}
+
+    /** Route the message; then send {@code ack}, if any (none for QoS 0). */
+    record Accepted(Message message, Packet ack) implements Outcome {}
+
+    /** Do not route; only send {@code ack} (a QoS 2 resend, or a refusal with a reason code). */
+    record AcknowledgedOnly(Packet ack) implements Outcome {}
+
+    /** A protocol violation: DISCONNECT with this reason and close. */
+    record Violation(ReasonCode reason, String why) implements Outcome {}
+
+    private final BrokerSettings settings;
+    private final ProtocolVersion version;
+    private final boolean problemInformation;
+    private final InboundTopicAliases topicAliases;
+
+    InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation) {
+        this.settings = settings;
+        this.version = version;
+        this.problemInformation = problemInformation;
+        this.topicAliases = new InboundTopicAliases(version.hasProperties() ? settings.topicAliasMaximum() : 0);
+    }
+
+    Outcome receive(Publish publish, Session session, long now) {
+        String topic = publish.topic();
+        var properties = publish.properties();
+        if (version.hasProperties()) {
+            if (!properties.subscriptionIdentifiers().isEmpty()) {
+                return new Violation(ReasonCode.PROTOCOL_ERROR, "PUBLISH from a client with a Subscription Identifier");
+            }
+            var alias = properties.topicAlias();
+            if (alias.isPresent()) {
+                if (!topicAliases.isInRange(alias.get())) return new Violation(ReasonCode.TOPIC_ALIAS_INVALID, "topic alias out of range");
+                if (topic.isEmpty()) {
+                    topic = topicAliases.resolve(alias.get());
+                    if (topic == null) return new Violation(ReasonCode.PROTOCOL_ERROR, "unknown topic alias");
+                } else {
+                    topicAliases.set(alias.get(), topic);
+                }
+                properties = properties.toBuilder().remove(PropertyId.TOPIC_ALIAS).build();
+            }
+        }
+        if (!TopicName.isValid(topic)) return new Violation(ReasonCode.TOPIC_NAME_INVALID, "invalid topic name");
+        if (publish.qos().value() > settings.maxQos()) {
+            return new Violation(ReasonCode.QOS_NOT_SUPPORTED, "QoS above the server maximum");  // [MQTT-3.2.2-11]
+        }
+        if (publish.retain() && !settings.retainAvailable()) {
+            return new Violation(ReasonCode.RETAIN_NOT_SUPPORTED, "retain is not available");  // [MQTT-3.2.2-14]
+        }
+        if (properties.payloadFormatIndicator().orElse(0) == 1 && !isUtf8(publish.payload())) {
+            return refuseNotUtf8(publish);
+        }
+        var message = Message.of(publish, topic, properties, now);
+        return switch (publish.qos()) {
+            case AT_MOST_ONCE -> new Accepted(message, null);
+            case AT_LEAST_ONCE -> new Accepted(message, new PubAck(publish.packetId()));  // [MQTT-4.3.2-2]
+            case EXACTLY_ONCE -> receiveExactlyOnce(publish, message, session);
+        };
+    }
+
+    private Outcome receiveExactlyOnce(Publish publish, Message message, Session session) {
+        var pubRec = new PubRec(publish.packetId());
+        if (!session.firstReceipt(publish.packetId())) {
+            return new AcknowledgedOnly(pubRec);  // [MQTT-4.3.3-9] a resend is acknowledged, not delivered again
+        }
+        // [MQTT-3.3.4-9] a client must not exceed our Receive Maximum; 3.1.1 clients are never told it.
+        if (session.awaitingPubRelCount() > settings.receiveMaximum() && settings.strictReceiveMaximum()
+                && version.hasProperties()) {
+            return new Violation(ReasonCode.RECEIVE_MAXIMUM_EXCEEDED, "more QoS 2 PUBLISHes than Receive Maximum");
+        }
+        return new Accepted(message, pubRec);
+    }
+
+    /** 3.3.2.3.2: a payload announced as UTF-8 that is not may be refused with 0x99. */
+    private Outcome refuseNotUtf8(Publish publish) {
+        var why = "payload is not UTF-8";
+        return switch (publish.qos()) {
+            case AT_MOST_ONCE -> new Violation(ReasonCode.PAYLOAD_FORMAT_INVALID, why);
+            case AT_LEAST_ONCE -> new AcknowledgedOnly(new PubAck(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID, problem(why)));
+            case EXACTLY_ONCE -> new AcknowledgedOnly(new PubRec(publish.packetId(), ReasonCode.PAYLOAD_FORMAT_INVALID, problem(why)));
+        };
+    }
+
+    /** PUBREL for an incoming QoS 2 message: PUBCOMP, with 0x92 in 5.0 if the identifier was not awaiting it. */
+    PubComp release(PubRel pubRel, Session session) {
+        boolean known = session.release(pubRel.packetId());
+        return known || !version.hasProperties()
+                ? new PubComp(pubRel.packetId())
+                : new PubComp(pubRel.packetId(), ReasonCode.PACKET_IDENTIFIER_NOT_FOUND, Properties.NONE);
+    }
+
+    /**
+     * A Reason String for an acknowledgement, or none if the client asked for no problem information
+     * ([MQTT-3.1.2-29]: then only PUBLISH, CONNACK and DISCONNECT may carry one).
+     */
+    Properties problem(String reason) {
+        return problemInformation ? Properties.builder().set(PropertyId.REASON_STRING, reason).build() : Properties.NONE;
+    }
+
+    private static boolean isUtf8(Binary payload) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(payload.asByteBuffer());
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.pekquitto.shards.connection;
+
+import java.time.Duration;
+
+/**
+ * The Keep Alive rule (3.1.2.10): a client that sends no packet for one and a half times its Keep
+ * Alive is disconnected ([MQTT-3.1.2-24]); 0 turns the check off. Any packet counts, not only
+ * PINGREQ. Times are the broker's nanosecond clock, passed in.
+ */
+final class KeepAlive {
+    private final long limitNanos;
+    private long lastPacket;
+
+    /** @param keepAliveSeconds the negotiated Keep Alive (the Server Keep Alive if one was sent) */
+    KeepAlive(int keepAliveSeconds, long now) {
+        this.limitNanos = keepAliveSeconds * 1_500_000_000L;
+        this.lastPacket = now;
+    }
+
+    boolean isEnabled() {
+        return limitNanos > 0;
+    }
+
+    /** One and a half times the Keep Alive: the first check is due this long after CONNECT. */
+    Duration limit() {
+        return Duration.ofNanos(limitNanos);
+    }
+
+    void packetReceived(long now) {
+        lastPacket = now;
+    }
+
+    /** How long until the client has been silent for too long; zero or less means it has. */
+    Duration untilExpiry(long now) {
+        return Duration.ofNanos(limitNanos - (now - lastPacket));
+    }
+}

@@ -1,0 +1,62 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.codec.PacketEncoder;
+import java.util.function.Consumer;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * Encodes packets for the client and writes them to the transport. While corked, writes collect
+ * (as a rope of byte strings, no copy) and go out as one buffer at {@link #uncork()}: the
+ * acknowledgements of one read, a batch of deliveries.
+ */
+final class PacketWriter implements Consumer<Packet> {
+    private final Transport transport;
+    private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
+    private boolean corked;
+    private ByteString corkedBytes = ByteString.emptyByteString();
+
+    PacketWriter(Transport transport) {
+        this.transport = transport;
+    }
+
+    /** The version packets are encoded for, once CONNECT has told it. */
+    void version(ProtocolVersion connectionVersion) {
+        version = connectionVersion;
+    }
+
+    @Override
+    public void accept(Packet packet) {
+        var buffer = PacketEncoder.encode(packet, version);
+        var bytes = ByteString.fromArrayUnsafe(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        if (corked) {
+            corkedBytes = corkedBytes.concat(bytes);
+        } else {
+            transport.write(bytes);
+        }
+    }
+
+    void cork() {
+        corked = true;
+    }
+
+    void uncork() {
+        corked = false;
+        if (corkedBytes.isEmpty()) return;
+        var bytes = corkedBytes;
+        corkedBytes = ByteString.emptyByteString();
+        transport.write(bytes);
+    }
+
+    /** Bytes written but not yet handed to the socket: the measure of a client that does not read. */
+    long backlog() {
+        return transport.bufferedBytes() + corkedBytes.size();
+    }
+
+    /** Flushes what was written and closes the transport. */
+    void close() {
+        uncork();
+        transport.close();
+    }
+}

@@ -1,0 +1,54 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.Subscribe;
+import io.pekquitto.protocol.SubscriptionOptions;
+import io.pekquitto.protocol.TopicFilter;
+import io.pekquitto.shards.session.SubscribeRequest;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The rules for a SUBSCRIBE (3.8) before the shard applies it: one reason code per filter, in order
+ * ([MQTT-3.9.3-1]); an invalid filter is refused alone (0x8F); the granted QoS is capped by the
+ * server's maximum; No Local on a shared subscription ends the connection ([MQTT-3.8.3-4]).
+ */
+final class SubscribeChecks {
+
+    /** The outcome for one SUBSCRIBE. */
+    sealed interface Outcome {}
+
+    /** The valid filters to apply and the reason code of every filter, for the SUBACK. */
+    record Checked(List<SubscribeRequest> requests, List<ReasonCode> reasons) implements Outcome {}
+
+    /** A protocol violation: DISCONNECT with this reason. */
+    record Violation(ReasonCode reason, String why) implements Outcome {}
+
+    private SubscribeChecks() {}
+
+    static Outcome check(Subscribe subscribe, ProtocolVersion version, int maxQos) {
+        int subscriptionId = 0;
+        if (version.hasProperties() && !subscribe.properties().subscriptionIdentifiers().isEmpty()) {
+            subscriptionId = subscribe.properties().subscriptionIdentifiers().get(0);
+        }
+        var reasons = new ArrayList<ReasonCode>(subscribe.subscriptions().size());
+        var requests = new ArrayList<SubscribeRequest>(subscribe.subscriptions().size());
+        for (var subscription : subscribe.subscriptions()) {
+            var filter = subscription.topicFilter();
+            var options = subscription.options();
+            if (!TopicFilter.isValid(filter)) {
+                reasons.add(ReasonCode.TOPIC_FILTER_INVALID);  // 3.1.1 encodes it as 0x80
+            } else if (TopicFilter.isShared(filter) && options.noLocal()) {
+                return new Violation(ReasonCode.PROTOCOL_ERROR, "No Local on a shared subscription");
+            } else {
+                var granted = QoS.min(options.maximumQos(), QoS.of(maxQos));
+                requests.add(new SubscribeRequest(filter, new SubscriptionOptions(granted, options.noLocal(),
+                        options.retainAsPublished(), options.retainHandling()), subscriptionId));
+                reasons.add(ReasonCode.granted(granted));  // the granted QoS may be lower than asked
+            }
+        }
+        return new Checked(requests, reasons);
+    }
+}

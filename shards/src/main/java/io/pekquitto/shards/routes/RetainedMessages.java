@@ -1,0 +1,68 @@
+package io.pekquitto.shards.routes;
+
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.TopicFilter;
+import io.pekquitto.routing.RetainedIndex;
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.SubscribeRequest;
+import io.pekquitto.shards.session.SubscriptionEntry;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The retained messages of one shard (3.3.1.3) and what a new subscription receives of them. Each
+ * shard keeps a copy of every retained message (the payloads are shared, not copied), so a
+ * SUBSCRIBE is answered from its own shard.
+ */
+public final class RetainedMessages {
+    private final RetainedIndex<Message> index = new RetainedIndex<>();
+    private final boolean available;
+
+    /** @param available whether retained messages are supported ({@code retain-available}) */
+    public RetainedMessages(boolean available) {
+        this.available = available;
+    }
+
+    /**
+     * Stores a message published with RETAIN 1, replacing the topic's previous one ([MQTT-3.3.1-5]);
+     * an empty payload removes it instead ([MQTT-3.3.1-6] in 5.0, [MQTT-3.3.1-10] in 3.1.1).
+     */
+    public void retain(Message message) {
+        if (!available || !message.retain()) return;
+        if (message.payload().isEmpty()) {
+            index.remove(message.topic());
+        } else {
+            index.put(message.topic(), message);
+        }
+    }
+
+    /**
+     * The retained messages a subscription gets as it is made, by its Retain Handling: 0 always
+     * ([MQTT-3.3.1-9]), 1 only for a new subscription ([MQTT-3.3.1-10]), 2 never ([MQTT-3.3.1-11]);
+     * none for a shared subscription (4.8.2). Each carries RETAIN 1, the lower QoS and the
+     * subscription's identifier; an expired one is removed instead ([MQTT-3.3.2-5]).
+     *
+     * @param isNew whether the client had no subscription to this filter before
+     */
+    public List<Message> forSubscription(SubscribeRequest request, boolean isNew, long now) {
+        int retainHandling = request.options().retainHandling();
+        if (TopicFilter.isShared(request.topicFilter()) || retainHandling == 2 || (retainHandling == 1 && !isNew)) {
+            return List.of();
+        }
+        var entry = new SubscriptionEntry(request.options(), request.subscriptionIdentifier());
+        var messages = new ArrayList<Message>();
+        index.forEachMatching(request.topicFilter(), (topic, message) -> {
+            if (message.isExpired(now)) {
+                index.remove(topic);
+                return;
+            }
+            messages.add(message.forSubscriber(QoS.min(message.qos(), request.options().maximumQos()), true,
+                    SubscriberDeliveries.withIdentifier(message.properties(), entry)));
+        });
+        return messages;
+    }
+
+    public int size() {
+        return index.size();
+    }
+}

@@ -1,0 +1,39 @@
+package io.pekquitto.shards.session;
+
+import io.pekquitto.shards.session.SessionTransfer.Successor;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A session this shard holds, under the token of the claim that brought it here. Its connection, if
+ * any, holds the {@link Session} while attached; offline, the shard holds it and queues into it.
+ * {@code generation} moves on with every attach and detach, so that a timer started before is stale.
+ */
+final class OwnedSession<C> {
+    final String clientId;
+    long token;
+    final Map<String, SubscriptionEntry> subscriptions = new HashMap<>();
+    /** Held here while offline or attaching; the connection holds it while attached. */
+    Session session;
+    C connection;
+    /** The connection waits for its peers' barrier before it gets the session. */
+    boolean attaching;
+    /** The expiry interval the attaching connection asked for, in force once it has the session. */
+    long attachingExpiry;
+    long sessionExpiryInterval;
+    long expiresAt;
+    PendingWill pendingWill;
+    long generation;
+    /** The claim the session goes to once the connection has let it go. */
+    Successor next;
+
+    OwnedSession(String clientId, long token, Session session) {
+        this.clientId = clientId;
+        this.token = token;
+        this.session = session;
+    }
+
+    boolean isAttached() {
+        return connection != null && !attaching;
+    }
+}

@@ -1,0 +1,327 @@
+package io.pekquitto.shards.session;
+
+import io.pekquitto.shards.session.SessionEffect.Attach;
+import io.pekquitto.shards.session.SessionEffect.AwaitPeers;
+import io.pekquitto.shards.session.SessionEffect.PublishWill;
+import io.pekquitto.shards.session.SessionEffect.RedeliverShared;
+import io.pekquitto.shards.session.SessionEffect.StartExpiryTimer;
+import io.pekquitto.shards.session.SessionEffect.StartWillTimer;
+import io.pekquitto.shards.session.SessionEffect.Subscribe;
+import io.pekquitto.shards.session.SessionEffect.TakeOver;
+import io.pekquitto.shards.session.SessionEffect.Transfer;
+import io.pekquitto.shards.session.SessionEffect.Unsubscribe;
+import io.pekquitto.shards.session.SessionTransfer.Ended;
+import io.pekquitto.shards.session.SessionTransfer.Handover;
+import io.pekquitto.shards.session.SessionTransfer.Successor;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The sessions one shard holds (4.1): each attached to its connection or offline, with its
+ * subscriptions, its expiry (3.1.2.11.2) and a will waiting out its delay (3.1.3.2.2). A session
+ * arrives for a claim ({@link Sessions}), is attached, detached when its connection releases it,
+ * ended when it expires or its expiry interval is 0, and handed over when a later claim wants it.
+ * Timers are effects; a timer that fires after its session was attached or detached again is stale,
+ * which the session's generation tells.
+ */
+final class SessionTable<C> {
+    /** Pekko's scheduler cannot hold timers of years; long expiries are checked in steps of this. */
+    static final Duration LONGEST_TIMER = Duration.ofDays(7);
+
+    private final Map<String, OwnedSession<C>> sessions = new HashMap<>();
+    private final Map<C, OwnedSession<C>> byConnection = new HashMap<>();
+    private final Function<String, Session> newSession;
+    private final Effects<C> effects;
+    private int self;
+    private int shards = 1;
+
+    SessionTable(Function<String, Session> newSession, Effects<C> effects) {
+        this.newSession = newSession;
+        this.effects = effects;
+    }
+
+    void joinMesh(int selfIndex, int shardCount) {
+        self = selfIndex;
+        shards = shardCount;
+    }
+
+    OwnedSession<C> get(String clientId) {
+        return sessions.get(clientId);
+    }
+
+    Iterable<OwnedSession<C>> all() {
+        return sessions.values();
+    }
+
+    // ---- a session arrives for a claim
+
+    /**
+     * Attaches the claim's connection to the session that arrived, or to a new one: Clean Start ends
+     * an existing one first ([MQTT-3.1.2-4]); resuming one cancels its pending will ([MQTT-3.1.3-9]).
+     */
+    void attach(PendingClaim<C> claim, Optional<MigratedSession> arrived, long now) {
+        var previous = arrived.orElse(null);
+        if (previous != null && claim.cleanStart) {
+            discard(claim.clientId, previous);
+            previous = null;
+        }
+        var owned = previous == null
+                ? new OwnedSession<C>(claim.clientId, claim.token, newSession.apply(claim.clientId))
+                : install(claim.clientId, claim.token, previous);
+        sessions.put(claim.clientId, owned);
+        owned.pendingWill = null;
+        owned.generation++;
+        owned.connection = claim.connection;
+        owned.attachingExpiry = claim.sessionExpiryInterval;
+        byConnection.put(claim.connection, owned);
+        if (previous != null && !previous.indexed() && !previous.subscriptions().isEmpty() && shards > 1) {
+            // CONNACK once peers route the moved subscriptions here: a message published after it reaches them.
+            owned.attaching = true;
+            effects.add(new AwaitPeers<>(claim.clientId, claim.token));
+        } else {
+            handToConnection(owned, previous != null);
+        }
+    }
+
+    /** The peers know the subscriptions of an attaching session: its connection gets it now. */
+    void peersApplied(String clientId, long token) {
+        var owned = sessions.get(clientId);
+        if (owned != null && owned.token == token && owned.attaching) handToConnection(owned, true);
+    }
+
+    private void handToConnection(OwnedSession<C> owned, boolean sessionPresent) {
+        owned.attaching = false;
+        owned.sessionExpiryInterval = owned.attachingExpiry;
+        effects.add(new Attach<>(owned.connection, sessionPresent, owned.session));
+        owned.session = null;
+    }
+
+    /** A session arrived for a claim whose connection is gone: it stays here offline, as it was. */
+    void keepOffline(String clientId, long token, MigratedSession arrived, long now) {
+        var owned = install(clientId, token, arrived);
+        sessions.put(clientId, owned);
+        goOffline(owned, now);
+    }
+
+    private OwnedSession<C> install(String clientId, long token, MigratedSession migrated) {
+        var owned = new OwnedSession<C>(clientId, token, migrated.session());
+        owned.subscriptions.putAll(migrated.subscriptions());
+        owned.sessionExpiryInterval = migrated.sessionExpiryInterval();
+        owned.expiresAt = migrated.expiresAt();
+        owned.pendingWill = migrated.will().orElse(null);
+        if (!migrated.indexed()) {
+            migrated.subscriptions().forEach((filter, entry) -> effects.add(new Subscribe<>(clientId, filter, entry)));
+        }
+        return owned;
+    }
+
+    // ---- a connection lets its session go
+
+    /**
+     * The connection ended and gives the session back, with the expiry interval it ends with
+     * (DISCONNECT may change it) and its will if that waits out a delay.
+     */
+    void release(C connection, String clientId, Session session, long sessionExpiryInterval,
+                 Optional<PendingWill> will, long now) {
+        var owned = byConnection.get(connection);
+        if (owned == null || !owned.isAttached()) {
+            will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.message())));
+            return;
+        }
+        byConnection.remove(connection);
+        owned.connection = null;
+        owned.session = session;
+        owned.sessionExpiryInterval = sessionExpiryInterval;
+        owned.pendingWill = will.orElse(null);
+        detached(owned, now);
+    }
+
+    /** The connection stopped without releasing its session (it failed): its delivery state is lost. */
+    void connectionStopped(C connection, long now) {
+        var owned = byConnection.remove(connection);
+        if (owned == null) return;
+        owned.connection = null;
+        if (owned.attaching) {
+            owned.attaching = false;  // the session never left: it stays as it was
+        } else {
+            owned.session = newSession.apply(owned.clientId);
+        }
+        detached(owned, now);
+    }
+
+    private void detached(OwnedSession<C> owned, long now) {
+        owned.expiresAt = deadline(now, owned.sessionExpiryInterval);
+        if (owned.next != null) {
+            handOver(owned, owned.next, now);
+        } else if (owned.sessionExpiryInterval == 0) {
+            end(owned);  // [MQTT-3.1.2-5]/[MQTT-4.1.0-1] the session ends with the connection
+        } else {
+            owned.session.dropQueuedQos0();
+            goOffline(owned, now);
+        }
+    }
+
+    private void goOffline(OwnedSession<C> owned, long now) {
+        owned.generation++;
+        if (owned.sessionExpiryInterval != Session.NEVER_EXPIRES) startExpiryTimer(owned, now);
+        if (owned.pendingWill != null) startWillTimer(owned, now);
+    }
+
+    private static long deadline(long now, long seconds) {
+        return seconds == Session.NEVER_EXPIRES ? Long.MAX_VALUE : now + seconds * 1_000_000_000L;
+    }
+
+    // ---- a later claim takes the session
+
+    /** The home tells the holder of {@code token} to hand the session on; false if it holds no such session. */
+    boolean relinquish(String clientId, long token, Successor next, long now) {
+        var owned = sessions.get(clientId);
+        if (owned == null || owned.token != token) return false;
+        if (owned.connection == null) {
+            handOver(owned, next, now);
+            return true;
+        }
+        effects.add(new TakeOver<>(owned.connection));  // [MQTT-3.1.4-3]
+        if (owned.attaching) {
+            byConnection.remove(owned.connection);
+            owned.connection = null;
+            owned.attaching = false;
+            owned.expiresAt = deadline(now, owned.sessionExpiryInterval);
+            handOver(owned, next, now);
+        } else {
+            owned.next = next;  // the session follows the connection's release
+        }
+        return true;
+    }
+
+    private void handOver(OwnedSession<C> owned, Successor next, long now) {
+        sessions.remove(owned.clientId);
+        owned.next = null;
+        if (owned.sessionExpiryInterval == 0) {
+            discard(owned);
+            transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.empty()));
+            return;
+        }
+        boolean local = next.shard() == self;
+        if (!local) unindex(owned.clientId, owned.subscriptions);
+        var migrated = new MigratedSession(owned.session, owned.subscriptions, owned.sessionExpiryInterval,
+                owned.expiresAt, Optional.ofNullable(owned.pendingWill), local);
+        transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(migrated)));
+    }
+
+    /** A session moving within the shard goes on to another shard: its subscriptions leave the indexes. */
+    MigratedSession unindexed(String clientId, MigratedSession migrated) {
+        if (!migrated.indexed()) return migrated;
+        unindex(clientId, migrated.subscriptions());
+        return new MigratedSession(migrated.session(), migrated.subscriptions(), migrated.sessionExpiryInterval(),
+                migrated.expiresAt(), migrated.will(), false);
+    }
+
+    // ---- the session ends
+
+    /** Ends a session held here and tells the home. */
+    private void end(OwnedSession<C> owned) {
+        sessions.remove(owned.clientId);
+        discard(owned);
+        transfer(SessionDirectory.homeOf(owned.clientId, shards), new Ended(owned.clientId, owned.token));
+    }
+
+    /**
+     * A session ends: its subscriptions leave the indexes, a will still waiting goes now (the session
+     * ended before the delay, 3.1.3.2.2), and messages of shared subscriptions go to other members.
+     */
+    private void discard(OwnedSession<C> owned) {
+        unindex(owned.clientId, owned.subscriptions);
+        endRest(owned.clientId, owned.session, Optional.ofNullable(owned.pendingWill));
+    }
+
+    private void discard(String clientId, MigratedSession migrated) {
+        if (migrated.indexed()) unindex(clientId, migrated.subscriptions());
+        endRest(clientId, migrated.session(), migrated.will());
+    }
+
+    private void endRest(String clientId, Session session, Optional<PendingWill> will) {
+        will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.message())));
+        if (session == null) return;
+        for (var message : session.takeSharedMessages()) effects.add(new RedeliverShared<>(clientId, message));
+    }
+
+    private void unindex(String clientId, Map<String, SubscriptionEntry> subscriptions) {
+        subscriptions.keySet().forEach(filter -> effects.add(new Unsubscribe<>(clientId, filter)));
+    }
+
+    // ---- timers
+
+    void expiryCheck(String clientId, long generation, long now) {
+        var owned = sessions.get(clientId);
+        if (owned == null || owned.generation != generation || owned.connection != null) return;
+        if (now - owned.expiresAt >= 0) {
+            end(owned);
+        } else {
+            startExpiryTimer(owned, now);
+        }
+    }
+
+    void willDelayExpired(String clientId, long generation, long now) {
+        var owned = sessions.get(clientId);
+        if (owned == null || owned.generation != generation || owned.pendingWill == null) return;
+        if (now - owned.pendingWill.publishAt() >= 0) {
+            effects.add(new PublishWill<>(clientId, owned.pendingWill.message()));
+            owned.pendingWill = null;
+        } else {
+            startWillTimer(owned, now);
+        }
+    }
+
+    private void startExpiryTimer(OwnedSession<C> owned, long now) {
+        effects.add(new StartExpiryTimer<>(owned.clientId, owned.generation, untilCapped(owned.expiresAt, now)));
+    }
+
+    private void startWillTimer(OwnedSession<C> owned, long now) {
+        effects.add(new StartWillTimer<>(owned.clientId, owned.generation, untilCapped(owned.pendingWill.publishAt(), now)));
+    }
+
+    private static Duration untilCapped(long deadline, long now) {
+        return Duration.ofNanos(Math.min(Math.max(0, deadline - now), LONGEST_TIMER.toNanos()));
+    }
+
+    // ---- deliveries and subscriptions
+
+    /**
+     * Where a message for a client goes: its attached connection (returned, for the caller to send it
+     * on), or the session's queue, offline rules applied (null); null too if no session is here.
+     */
+    C deliver(String clientId, Message message) {
+        var owned = sessions.get(clientId);
+        if (owned == null) return null;
+        if (owned.isAttached()) return owned.connection;
+        owned.session.enqueue(message, owned.connection == null);
+        return null;
+    }
+
+    boolean holds(String clientId) {
+        return sessions.containsKey(clientId);
+    }
+
+    /** The subscriptions of the session attached to this connection, or null. */
+    Map<String, SubscriptionEntry> subscriptionsOf(String clientId) {
+        var owned = sessions.get(clientId);
+        return owned == null ? null : owned.subscriptions;
+    }
+
+    /** Client ids and tokens of the sessions held here whose home is {@code shard}. */
+    List<Map.Entry<String, Successor>> heldWithHome(int shard) {
+        return sessions.values().stream()
+                .filter(owned -> SessionDirectory.homeOf(owned.clientId, shards) == shard)
+                .map(owned -> Map.entry(owned.clientId, new Successor(self, owned.token)))
+                .toList();
+    }
+
+    private void transfer(int shard, SessionTransfer message) {
+        effects.add(new Transfer<>(shard, message));
+    }
+}

@@ -1,0 +1,33 @@
+package io.pekquitto.shards.session;
+
+import java.util.Optional;
+
+/**
+ * How a session moves to the connection that claims it, when that connection may be on any shard.
+ * Every claim of a client id goes to the id's home shard ({@link SessionDirectory#homeOf}), which
+ * orders them: each claim gets the session from the claim before it, so the session passes along the
+ * claims in the home's order, and the last one keeps it. A claim is named by a token unique in the
+ * broker. The owner of a session (or of a claim still waiting for it) that is told to
+ * {@link Relinquish} closes its connection and sends the session on in a {@link Handover} once it has
+ * it back. The same messages serve one shard alone: it is its own home, and the messages it sends
+ * itself are handled in the same turn.
+ */
+public sealed interface SessionTransfer {
+
+    String clientId();
+
+    /** To the home shard: a connection on shard {@code shard} claims the session with {@code token}. */
+    record Claim(String clientId, int shard, long token) implements SessionTransfer {}
+
+    /** From the home to the holder of {@code token}: hand the session to claim {@code to} instead. */
+    record Relinquish(String clientId, long token, Successor to) implements SessionTransfer {}
+
+    /** The session for claim {@code token}: moving to it, or none (there is none, or it ended). */
+    record Handover(String clientId, long token, Optional<MigratedSession> session) implements SessionTransfer {}
+
+    /** To the home: the session held under {@code token} ended. */
+    record Ended(String clientId, long token) implements SessionTransfer {}
+
+    /** The claim a session goes to next. */
+    record Successor(int shard, long token) {}
+}

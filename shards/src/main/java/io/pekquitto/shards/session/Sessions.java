@@ -1,0 +1,214 @@
+package io.pekquitto.shards.session;
+
+import io.pekquitto.shards.session.SessionEffect.TakeOver;
+import io.pekquitto.shards.session.SessionEffect.Transfer;
+import io.pekquitto.shards.session.SessionTransfer.Claim;
+import io.pekquitto.shards.session.SessionTransfer.Ended;
+import io.pekquitto.shards.session.SessionTransfer.Handover;
+import io.pekquitto.shards.session.SessionTransfer.Relinquish;
+import io.pekquitto.shards.session.SessionTransfer.Successor;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The session rules of one shard: the sessions it holds ({@link SessionTable}), the CONNECTs waiting
+ * for theirs, and, for the client ids whose home it is, the order of their claims
+ * ({@link SessionDirectory}). A CONNECT becomes a claim sent to the home; the home makes the holder
+ * of the previous claim hand the session on ({@link SessionTransfer}); the session arrives, and the
+ * claim's connection gets it, or it waits offline, or it goes on to a later claim. So every takeover,
+ * on one shard or across shards, however many connections race, closes every connection but the
+ * last one ordered by the home ([MQTT-3.1.4-3]), and the session is never in two places.
+ *
+ * <p>Plain rules without I/O: each call returns the {@link SessionEffect}s the shard must perform.
+ *
+ * @param <C> how the shard names a connection
+ */
+public final class Sessions<C> {
+    private final Effects<C> effects = new Effects<>();
+    private final SessionTable<C> table;
+    private final SessionDirectory directory = new SessionDirectory();
+    private final Map<Long, PendingClaim<C>> claims = new HashMap<>();
+    private final Map<C, PendingClaim<C>> claimsByConnection = new HashMap<>();
+    private int self;
+    private int shards = 1;
+    private long sequence;
+
+    /** @param newSession makes the empty session of a client id (queue limits from the settings) */
+    public Sessions(Function<String, Session> newSession) {
+        this.table = new SessionTable<>(newSession, effects);
+    }
+
+    /** This shard's index among {@code shardCount}. */
+    public void joinMesh(int selfIndex, int shardCount) {
+        self = selfIndex;
+        shards = shardCount;
+        table.joinMesh(selfIndex, shardCount);
+    }
+
+    // ---- from connections
+
+    /** A CONNECT was accepted: the connection claims the client's session through the client id's home. */
+    public List<SessionEffect<C>> connect(String clientId, C connection, boolean cleanStart, long sessionExpiryInterval) {
+        long token = (++sequence << 16) | self;
+        var claim = new PendingClaim<>(clientId, token, connection, cleanStart, sessionExpiryInterval);
+        claims.put(token, claim);
+        claimsByConnection.put(connection, claim);
+        send(SessionDirectory.homeOf(clientId, shards), new Claim(clientId, self, token));
+        return effects.take();
+    }
+
+    /** The connection ended and hands its session back, with the will it leaves if that waits out a delay. */
+    public List<SessionEffect<C>> release(C connection, String clientId, Session session, long sessionExpiryInterval,
+                                          Optional<PendingWill> will, long now) {
+        table.release(connection, clientId, session, sessionExpiryInterval, will, now);
+        return effects.take();
+    }
+
+    /** The connection actor stopped; if it still held a session (it failed), the session goes on without it. */
+    public List<SessionEffect<C>> connectionStopped(C connection, long now) {
+        var claim = claimsByConnection.remove(connection);
+        if (claim != null) {
+            claim.connection = null;  // the session still comes to the claim, and stays here
+        } else {
+            table.connectionStopped(connection, now);
+        }
+        return effects.take();
+    }
+
+    /** Every peer has applied this shard's announcements so far: an attaching session may be handed over. */
+    public List<SessionEffect<C>> peersApplied(String clientId, long token) {
+        table.peersApplied(clientId, token);
+        return effects.take();
+    }
+
+    // ---- the transfer protocol
+
+    /** A {@link SessionTransfer} message from a shard, this one included. */
+    public List<SessionEffect<C>> receive(SessionTransfer message, long now) {
+        if (message instanceof Claim claim) {
+            onClaim(claim);
+        } else if (message instanceof Relinquish relinquish) {
+            onRelinquish(relinquish, now);
+        } else if (message instanceof Handover handover) {
+            onHandover(handover, now);
+        } else if (message instanceof Ended ended) {
+            directory.ended(ended.clientId(), ended.token());
+        }
+        return effects.take();
+    }
+
+    /** At the home: the claim is the latest; the session comes from the claim before it, if any. */
+    private void onClaim(Claim claim) {
+        var successor = new Successor(claim.shard(), claim.token());
+        var previous = directory.claim(claim.clientId(), successor);
+        if (previous.isEmpty()) {
+            send(claim.shard(), new Handover(claim.clientId(), claim.token(), Optional.empty()));
+        } else {
+            send(previous.get().shard(), new Relinquish(claim.clientId(), previous.get().token(), successor));
+        }
+    }
+
+    /** At the holder of a claim or a session: a later claim takes it. */
+    private void onRelinquish(Relinquish relinquish, long now) {
+        var claim = claims.get(relinquish.token());
+        if (claim != null) {
+            // Still waiting for the session: its connection loses now, the session passes on when it comes.
+            claim.next = relinquish.to();
+            if (claim.connection != null) {
+                effects.add(new TakeOver<>(claim.connection));  // [MQTT-3.1.4-3]
+                claimsByConnection.remove(claim.connection);
+                claim.connection = null;
+            }
+        } else if (!table.relinquish(relinquish.clientId(), relinquish.token(), relinquish.to(), now)) {
+            // The session ended meanwhile: the later claim starts without one.
+            send(relinquish.to().shard(), new Handover(relinquish.clientId(), relinquish.to().token(), Optional.empty()));
+        }
+    }
+
+    /** At a claimant: its session arrived (or none); claims it was relinquished to in this shard take it on at once. */
+    private void onHandover(Handover handover, long now) {
+        var session = handover.session();
+        var claim = claims.remove(handover.token());
+        while (claim != null && claim.next != null && claim.next.shard() == self) {
+            claim = claims.remove(claim.next.token());
+        }
+        if (claim == null) return;  // a claim lost with a restarted shard's state
+        if (claim.connection != null) claimsByConnection.remove(claim.connection);
+        if (claim.next != null) {
+            var clientId = claim.clientId;
+            var next = claim.next;
+            send(next.shard(), new Handover(clientId, next.token(), session.map(s -> table.unindexed(clientId, s))));
+        } else if (claim.connection != null) {
+            table.attach(claim, session, now);
+        } else if (session.isPresent()) {
+            table.keepOffline(claim.clientId, claim.token, session.get(), now);
+        } else {
+            send(SessionDirectory.homeOf(claim.clientId, shards), new Ended(claim.clientId, claim.token));
+        }
+    }
+
+    // ---- timers
+
+    public List<SessionEffect<C>> expiryCheck(String clientId, long generation, long now) {
+        table.expiryCheck(clientId, generation, now);
+        return effects.take();
+    }
+
+    public List<SessionEffect<C>> willDelayExpired(String clientId, long generation, long now) {
+        table.willDelayExpired(clientId, generation, now);
+        return effects.take();
+    }
+
+    // ---- a peer restarted
+
+    /**
+     * A peer restarted with empty state: the sessions it held are gone, and it is home again to some
+     * client ids. Returns the claims waiting here whose home it is, sent again.
+     */
+    public List<SessionEffect<C>> peerRestarted(int peer) {
+        directory.forgetShard(peer);
+        for (var claim : claims.values()) {
+            if (claim.next == null && SessionDirectory.homeOf(claim.clientId, shards) == peer) {
+                send(peer, new Claim(claim.clientId, self, claim.token));
+            }
+        }
+        return effects.take();
+    }
+
+    /** The sessions held here whose home is {@code peer}, for it to rebuild its directory after a restart. */
+    public List<Map.Entry<String, Successor>> heldWithHome(int peer) {
+        return table.heldWithHome(peer);
+    }
+
+    /** A peer tells this (restarted) shard which of the client ids homed here it holds. */
+    public void restoreHolders(List<Map.Entry<String, Successor>> holders) {
+        holders.forEach(holder -> directory.restore(holder.getKey(), holder.getValue()));
+    }
+
+    // ---- deliveries and subscriptions
+
+    /**
+     * Where a message for a client goes: its attached connection (returned, for the caller to batch it),
+     * or the session's queue (null); null too when no session of the client is here.
+     */
+    public C deliver(String clientId, Message message) {
+        return table.deliver(clientId, message);
+    }
+
+    /** Whether a session of this client is held here. */
+    public boolean holds(String clientId) {
+        return table.holds(clientId);
+    }
+
+    /** The subscriptions of the client's session held here (changed in place by SUBSCRIBE), or null. */
+    public Map<String, SubscriptionEntry> subscriptionsOf(String clientId) {
+        return table.subscriptionsOf(clientId);
+    }
+
+    private void send(int shard, SessionTransfer message) {
+        effects.add(new Transfer<>(shard, message));
+    }
+}
