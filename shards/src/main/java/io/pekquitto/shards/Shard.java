@@ -6,15 +6,10 @@ import io.pekquitto.shards.connection.ConnectionStage;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.Transport;
-import io.pekquitto.shards.mesh.Barriers;
 import io.pekquitto.shards.mesh.ControlMessage;
-import io.pekquitto.shards.mesh.DataPlane;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PublisherThrottle;
 import io.pekquitto.shards.routes.RetainedMessages;
-import io.pekquitto.shards.routes.RouteChange;
-import io.pekquitto.shards.routes.SharedGroups;
-import io.pekquitto.shards.routes.SubscriberDeliveries;
 import io.pekquitto.shards.routes.TopicRoutes;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.PendingWill;
@@ -26,10 +21,7 @@ import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -101,18 +93,12 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final Sessions<ActorRef<Connection.Command>> sessions;
     private final ReleaseDraining<ActorRef<Connection.Command>> draining = new ReleaseDraining<>();
     private final TopicRoutes routes = new TopicRoutes();
-    private final SubscriberDeliveries deliveries = new SubscriberDeliveries();
     private final RetainedMessages retained;
     private final PublisherThrottle<Transport, ActorRef<Connection.Command>> throttle = new PublisherThrottle<>();
-    private final Barriers barriers = new Barriers();
-    /** Deliveries of this turn per connection, sent as one message each at the next {@link Flush}. */
-    private final Map<ActorRef<Connection.Command>, List<Message>> outgoing = new HashMap<>();
+    private final Mesh mesh = new Mesh();
+    private final Router router;
     private boolean flushScheduled;
     private long connectionSequence;
-    // The mesh; with one shard, peers is just this shard.
-    private int index;
-    private List<ActorRef<ShardMessage>> peers = List.of();
-    private DataPlane dataPlane = new DataPlane(1);
 
     /**
      * @param mesh                the broker's shards, set once all are spawned; a restarted shard reads it
@@ -120,14 +106,14 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
      * @param clock               the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
      */
     public static Behavior<ShardMessage> create(BrokerSettings settings, String dispatcher,
-                                                AtomicReference<List<ActorRef<ShardMessage>>> mesh,
+                                                AtomicReference<List<ActorRef<ShardMessage>>> shards,
                                                 AtomicIntegerArray connectionsPerShard, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Shard(context, timers, settings, dispatcher, mesh, connectionsPerShard, clock)));
+                timers -> new Shard(context, timers, settings, dispatcher, shards, connectionsPerShard, clock)));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
-                  String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> mesh,
+                  String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
                   AtomicIntegerArray connectionsPerShard, LongSupplier clock) {
         super(context);
         this.settings = settings;
@@ -139,11 +125,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.retained = new RetainedMessages(settings.retainAvailable());
         this.sessions = new Sessions<>(clientId -> new Session(clientId, settings.maxQueuedMessages(),
                 settings.maxQueuedBytes(), settings.queueQos0Messages()));
-        var shards = mesh.get();
-        if (shards != null) joinMesh(shards.indexOf(context.getSelf()), shards);  // restarted by the supervisor
+        this.router = new Router(sessions, draining, routes, retained, mesh, this::scheduleFlush);
+        var all = shards.get();
+        if (all != null) joinMesh(all.indexOf(context.getSelf()), all);  // restarted by the supervisor
     }
-
-    private boolean isMesh() { return peers.size() > 1; }
 
     @Override
     public Receive<ShardMessage> createReceive() {
@@ -151,7 +136,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(Accept.class, this::onAccept)
                 .onMessage(Peers.class, message -> joinMesh(message.index(), message.shards()))
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
-                .onMessage(ShardRequest.Route.class, route -> routeMessage(route.publisherId(), route.message()))
+                .onMessage(ShardRequest.Route.class, this::onRoute)
                 .onMessage(ShardRequest.Subscribe.class, this::onSubscribe)
                 .onMessage(ShardRequest.Unsubscribe.class, this::onUnsubscribe)
                 .onMessage(ShardRequest.ResumeReading.class, this::onResumeReading)
@@ -187,13 +172,17 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
+    private Behavior<ShardMessage> onRoute(ShardRequest.Route route) {
+        router.route(route.publisherId(), route.message());
+        return this;
+    }
+
     private Behavior<ShardMessage> onAttach(ShardRequest.Attach attach) {
         return perform(sessions.connect(attach.clientId(), attach.connection(), attach.cleanStart(), attach.sessionExpiryInterval()));
     }
 
     private Behavior<ShardMessage> onRelease(ShardRequest.Release release) {
-        var unsent = outgoing.remove(release.connection());
-        draining.started(release.connection(), release.clientId(), unsent == null ? List.of() : unsent);
+        draining.started(release.connection(), release.clientId(), router.takeUnsent(release.connection()));
         long now = now();
         var will = release.will().map(delayed -> PendingWill.delayed(delayed.message(), delayed.delaySeconds(), now));
         perform(sessions.release(release.connection(), release.clientId(), release.session(),
@@ -210,22 +199,15 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> finishDraining(ActorRef<Connection.Command> connection) {
         var drained = draining.finish(connection);
-        if (drained == null) return this;
-        for (var message : drained.messages()) {
-            if (drained.movedTo() != ReleaseDraining.NOT_MOVED && !sessions.holds(drained.clientId())) {
-                forward(drained.movedTo(), new Forwarded.ToClient(drained.clientId(), message));  // it follows its session
-            } else {
-                deliver(drained.clientId(), message);
-            }
-        }
+        if (drained != null) router.redeliver(drained);
         return this;
     }
 
     private Behavior<ShardMessage> onConnectionStopped(ConnectionStopped stopped) {
         var connection = stopped.connection();
-        connectionsPerShard.decrementAndGet(index);
+        connectionsPerShard.decrementAndGet(mesh.index());
         relieve(connection);
-        outgoing.remove(connection);
+        router.takeUnsent(connection);
         finishDraining(connection);  // if it failed before draining: what it bounced is kept
         return perform(sessions.connectionStopped(connection, now()));
     }
@@ -238,15 +220,15 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
             } else if (effect instanceof SessionEffect.Attach<ActorRef<Connection.Command>> attach) {
                 attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));
             } else if (effect instanceof SessionEffect.AwaitPeers<ActorRef<Connection.Command>> await) {
-                afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
+                mesh.afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
             } else if (effect instanceof SessionEffect.PublishWill<ActorRef<Connection.Command>> will) {
-                routeMessage(will.clientId(), will.will());
+                router.route(will.clientId(), will.will());
             } else if (effect instanceof SessionEffect.Subscribe<ActorRef<Connection.Command>> subscribe) {
-                announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry()).announce());
+                mesh.announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry()).announce());
             } else if (effect instanceof SessionEffect.Unsubscribe<ActorRef<Connection.Command>> unsubscribe) {
-                announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
+                mesh.announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
             } else if (effect instanceof SessionEffect.RedeliverShared<ActorRef<Connection.Command>> redeliver) {
-                redeliverShared(redeliver.clientId(), redeliver.message());
+                router.redeliverShared(redeliver.clientId(), redeliver.message());
             } else if (effect instanceof SessionEffect.StartExpiryTimer<ActorRef<Connection.Command>> timer) {
                 timers.startSingleTimer("expiry-" + timer.clientId(), new SessionExpiryCheck(timer.clientId(), timer.generation()), timer.delay());
             } else if (effect instanceof SessionEffect.StartWillTimer<ActorRef<Connection.Command>> timer) {
@@ -260,68 +242,14 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     /** A session transfer step: handled at once when it is for this shard, so a local takeover is one turn. */
     private void transfer(int shard, SessionTransfer message) {
-        if (shard == index) {
+        if (shard == mesh.index()) {
             perform(sessions.receive(message, now()));
             return;
         }
         if (message instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
             draining.movedTo(handover.clientId(), shard);  // deliveries still bouncing follow the session
         }
-        control(shard, new ControlMessage.Sessions(message));
-    }
-
-    // ---- routing
-
-    /** Retains, delivers here, picks shared members, and forwards to the shards with matching filters. */
-    private Behavior<ShardMessage> routeMessage(String publisherId, Message message) {
-        retained.retain(message);
-        var route = routes.routeFor(message.topic());
-        deliveries.deliver(route, publisherId, message, this::deliver);
-        for (var group : route.groups()) {
-            var member = group.next(null);
-            if (member != null) sendToMember(group, member, publisherId, message);
-        }
-        if (!isMesh()) return this;
-        if (message.retain()) {
-            // Every shard keeps a copy of the retained messages.
-            for (int shard = 0; shard < peers.size(); shard++) {
-                if (shard != index) forward(shard, new Forwarded.Published(publisherId, message));
-            }
-        } else {
-            for (int shard : route.remoteShards()) forward(shard, new Forwarded.Published(publisherId, message));
-        }
-        return this;
-    }
-
-    private void sendToMember(SharedGroups.Group group, SharedGroups.Member member, String publisherId, Message message) {
-        if (member.shard() == index) {
-            deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
-        } else {
-            forward(member.shard(), new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter()));
-        }
-    }
-
-    /** A message of a shared subscription whose member is gone (session ended, or moved): another member gets it. */
-    private void redeliverShared(String goneClientId, Message message) {
-        var group = routes.sharedGroup(message.sharedFilter());
-        if (group == null) return;  // nobody left in the group: the message has no subscriber
-        var member = group.next(goneClientId);
-        if (member != null) sendToMember(group, member, "", message.viaShared(""));
-    }
-
-    private void deliver(String clientId, Message message) {
-        if (draining.hold(clientId, message)) return;
-        var connection = sessions.deliver(clientId, message);
-        if (connection != null) {
-            var batch = outgoing.get(connection);
-            if (batch == null) {
-                outgoing.put(connection, batch = new ArrayList<>());
-                scheduleFlush();
-            }
-            batch.add(message);
-        } else if (message.isShared() && !sessions.holds(clientId)) {
-            redeliverShared(clientId, message);
-        }
+        mesh.control(shard, new ControlMessage.Sessions(message));
     }
 
     // ---- subscriptions
@@ -334,14 +262,14 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
             for (var request : subscribe.requests()) {
                 var entry = new SubscriptionEntry(request.options(), request.subscriptionIdentifier());
                 var subscribed = routes.subscribe(subscribe.clientId(), request.topicFilter(), entry);
-                announce(subscribed.announce());
+                mesh.announce(subscribed.announce());
                 subscriptions.put(request.topicFilter(), entry);
                 retainedToSend.addAll(retained.forSubscription(request, subscribed.previous().isEmpty(), now));
             }
         }
         var reply = new Connection.Subscribed(subscribe.packetId(), subscribe.reasons(), retainedToSend);
-        afterPeersApplied(() -> {
-            flushTo(subscribe.replyTo());
+        mesh.afterPeersApplied(() -> {
+            router.flushTo(subscribe.replyTo());
             subscribe.replyTo().tell(reply);
         });
         return this;
@@ -352,19 +280,15 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         var reasons = new ArrayList<ReasonCode>(unsubscribe.topicFilters().size());
         for (var filter : unsubscribe.topicFilters()) {
             boolean existed = subscriptions != null && subscriptions.remove(filter) != null;
-            if (existed) announce(routes.unsubscribe(unsubscribe.clientId(), filter));
+            if (existed) mesh.announce(routes.unsubscribe(unsubscribe.clientId(), filter));
             reasons.add(existed ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED);
         }
-        flushTo(unsubscribe.replyTo());  // deliveries routed before the UNSUBSCRIBE go before its UNSUBACK
+        router.flushTo(unsubscribe.replyTo());  // deliveries routed before the UNSUBSCRIBE go before its UNSUBACK
         unsubscribe.replyTo().tell(new Connection.Unsubscribed(unsubscribe.packetId(), reasons));
         return this;
     }
 
     // ---- batches: deliveries to connections, forwards to peers
-
-    private void forward(int shard, Forwarded item) {
-        if (dataPlane.add(shard, item)) scheduleFlush();
-    }
 
     /** Everything already in our mailbox is handled before the flush: batches form by themselves. */
     private void scheduleFlush() {
@@ -375,61 +299,26 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onFlush() {
         flushScheduled = false;
-        outgoing.forEach((connection, batch) -> connection.tell(new Connection.Deliver(batch)));
-        outgoing.clear();
-        dataPlane.flush(this::sendBatch);
+        router.flush();
         return this;
-    }
-
-    /** Sends a connection what is batched for it, before a message that must come after. */
-    private void flushTo(ActorRef<Connection.Command> connection) {
-        var batch = outgoing.remove(connection);
-        if (batch != null) connection.tell(new Connection.Deliver(batch));
-    }
-
-    private void sendBatch(int destination, List<Forwarded> batch) {
-        peers.get(destination).tell(new Forward(index, batch));
     }
 
     private Behavior<ShardMessage> onForward(Forward forward) {
-        for (var item : forward.items()) {
-            if (item instanceof Forwarded.Published published) {
-                retained.retain(published.message());
-                deliveries.deliver(routes.routeFor(published.message().topic()), published.publisherId(), published.message(), this::deliver);
-            } else if (item instanceof Forwarded.ToClient toClient) {
-                deliver(toClient.clientId(), toClient.message());
-            } else if (item instanceof Forwarded.ToMember toMember) {
-                deliverToMember(toMember);
-            }
-        }
-        if (throttle.acknowledgeNow(forward.from())) peers.get(forward.from()).tell(new ForwardAck(index));
+        forward.items().forEach(router::forwarded);
+        if (throttle.acknowledgeNow(forward.from())) mesh.acknowledgeBatch(forward.from());
         return this;
     }
 
-    /** The member a peer picked gets the message, or another one if it left or moved while it travelled. */
-    private void deliverToMember(Forwarded.ToMember item) {
-        var group = routes.sharedGroup(item.sharedFilter());
-        if (group == null) return;
-        var member = sessions.holds(item.clientId()) ? group.member(item.clientId()) : null;
-        if (member != null && member.shard() == index) {
-            deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, item.message()));
-            return;
-        }
-        var other = group.next(item.clientId());
-        if (other != null) sendToMember(group, other, item.publisherId(), item.message());
-    }
-
     private Behavior<ShardMessage> onForwardAck(ForwardAck ack) {
-        dataPlane.acknowledged(ack.from());
-        dataPlane.flush(this::sendBatch);
-        throttle.meshRelieved(dataPlane.isBelowLowWater()).forEach(Transport::readMore);
+        mesh.batchAcknowledged(ack.from());
+        throttle.meshRelieved(mesh.isBelowLowWater()).forEach(Transport::readMore);
         return this;
     }
 
     // ---- back-pressure
 
     private Behavior<ShardMessage> onResumeReading(ShardRequest.ResumeReading resume) {
-        if (throttle.mayRead(resume.transport(), dataPlane.isOverloaded())) resume.transport().readMore();
+        if (throttle.mayRead(resume.transport(), mesh.isOverloaded())) resume.transport().readMore();
         return this;
     }
 
@@ -439,43 +328,19 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> relieve(ActorRef<Connection.Command> connection) {
-        var relief = throttle.relieved(connection, dataPlane.isBelowLowWater());
-        for (var peer : relief.acks()) peers.get(peer).tell(new ForwardAck(index));
+        var relief = throttle.relieved(connection, mesh.isBelowLowWater());
+        relief.acks().forEach(mesh::acknowledgeBatch);
         relief.readers().forEach(Transport::readMore);
         return this;
     }
 
     // ---- control plane
 
-    private Behavior<ShardMessage> joinMesh(int newIndex, List<ActorRef<ShardMessage>> shards) {
-        index = newIndex;
-        peers = List.copyOf(shards);
-        dataPlane = new DataPlane(peers.size());
-        routes.joinMesh(index, peers.size());
-        sessions.joinMesh(index, peers.size());
-        if (isMesh()) broadcast(new ControlMessage.Hello());
+    private Behavior<ShardMessage> joinMesh(int index, List<ActorRef<ShardMessage>> shards) {
+        routes.joinMesh(index, shards.size());
+        sessions.joinMesh(index, shards.size());
+        mesh.join(index, shards);
         return this;
-    }
-
-    private void control(int shard, ControlMessage message) {
-        peers.get(shard).tell(new Control(index, message));
-    }
-
-    private void broadcast(ControlMessage message) {
-        for (int shard = 0; shard < peers.size(); shard++) if (shard != index) control(shard, message);
-    }
-
-    private void announce(Optional<RouteChange> change) {
-        if (change.isPresent() && isMesh()) broadcast(new ControlMessage.Routes(change.get()));
-    }
-
-    /** Runs {@code then} once every peer has applied what this shard sent it so far. */
-    private void afterPeersApplied(Runnable then) {
-        if (!isMesh()) {
-            then.run();
-            return;
-        }
-        broadcast(new ControlMessage.Sync(barriers.open(peers.size() - 1, then)));
     }
 
     private Behavior<ShardMessage> onControl(Control control) {
@@ -486,9 +351,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         } else if (message instanceof ControlMessage.Sessions transfer) {
             perform(sessions.receive(transfer.transfer(), now()));
         } else if (message instanceof ControlMessage.Sync sync) {
-            control(from, new ControlMessage.SyncAck(sync.token()));
+            mesh.control(from, new ControlMessage.SyncAck(sync.token()));
         } else if (message instanceof ControlMessage.SyncAck ack) {
-            var then = barriers.acknowledged(ack.token());
+            var then = mesh.synced(ack.token());
             if (then != null) then.run();
         } else if (message instanceof ControlMessage.Hello) {
             onHello(from);
@@ -502,8 +367,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */
     private void onHello(int from) {
         routes.forgetPeer(from);
-        dataPlane.reset(from);
-        control(from, new ControlMessage.Resync(routes.announcements(), sessions.heldWithHome(from)));
+        mesh.peerRestarted(from);
+        mesh.control(from, new ControlMessage.Resync(routes.announcements(), sessions.heldWithHome(from)));
         perform(sessions.peerRestarted(from));
     }
 }

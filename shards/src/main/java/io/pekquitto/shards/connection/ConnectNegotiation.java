@@ -2,6 +2,8 @@ package io.pekquitto.shards.connection;
 
 import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.Disconnect;
+import io.pekquitto.protocol.PacketType;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.ProtocolVersion;
@@ -10,6 +12,7 @@ import io.pekquitto.protocol.TopicName;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -114,6 +117,28 @@ public final class ConnectNegotiation {
                 version.hasProperties() ? properties.topicAliasMaximum() : 0,
                 properties.requestProblemInformation() == 1,
                 version.hasProperties() ? connAck.build() : Properties.NONE));
+    }
+
+    /**
+     * The Session Expiry Interval a connection ends with: DISCONNECT may change it (3.14.2.2.2), capped
+     * like CONNECT's, but a session that was to end with the connection cannot be extended: empty,
+     * a Protocol Error ([MQTT-3.14.2-2]).
+     */
+    public static OptionalLong expiryOnDisconnect(Disconnect disconnect, long current, ProtocolVersion version,
+                                                  BrokerSettings settings) {
+        var asked = version.hasProperties() ? disconnect.properties().sessionExpiryIntervalIfPresent() : Optional.<Long>empty();
+        if (asked.isEmpty()) return OptionalLong.of(current);
+        if (current == 0 && asked.get() != 0) return OptionalLong.empty();
+        return OptionalLong.of(Math.min(asked.get(), settings.maxSessionExpiry().getSeconds()));
+    }
+
+    /**
+     * The CONNACK for a malformed packet read before CONNECT was answered: errors before CONNACK go in
+     * CONNACK ([MQTT-4.13.1-1] allows one before closing); a 3.1.1 one only for an unsupported version.
+     */
+    public static Optional<ConnAck> refusalOfMalformed(ReasonCode reason, ProtocolVersion version) {
+        if (!version.hasProperties() && reason != ReasonCode.UNSUPPORTED_PROTOCOL_VERSION) return Optional.empty();
+        return Optional.of(refusal(reason.isAllowedIn(PacketType.CONNACK) ? reason : ReasonCode.MALFORMED_PACKET));
     }
 
     /** A CONNACK refusing the connection, for any version ([MQTT-3.2.2-6]: Session Present 0 on refusal). */

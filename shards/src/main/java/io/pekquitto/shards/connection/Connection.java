@@ -5,9 +5,8 @@ import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.Packet;
-import io.pekquitto.protocol.PacketType;
 import io.pekquitto.protocol.PingResp;
-import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.PubAck;
 import io.pekquitto.protocol.PubComp;
@@ -26,7 +25,6 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -99,9 +97,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final InetSocketAddress remote;
     private final TimerScheduler<Command> timers;
     private final LongSupplier clock;
-    private final PacketReader reader;
 
     private Transport transport;
+    private PacketSource packets;
     private PacketWriter writer;
     private Phase phase = Phase.AWAITING_CONNECT;
     private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
@@ -116,8 +114,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private boolean willOnRelease;
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}, bouncing deliveries. */
     private boolean released;
-    /** Whether this chunk routed messages (see {@link #requestBytes()}). */
-    private boolean routedSinceRead;
 
     /** @param clock the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own) */
     public static Behavior<Command> create(BrokerSettings settings, ActorRef<ShardRequest> shard, InetSocketAddress remote,
@@ -134,7 +130,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.remote = remote;
         this.timers = timers;
         this.clock = clock;
-        this.reader = PacketReader.forServer(settings.maxPacketSize());
         timers.startSingleTimer(ConnectTimeout.INSTANCE, settings.connectTimeout());
     }
 
@@ -161,6 +156,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onTransportReady(TransportReady ready) {
         transport = ready.transport();
+        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize()), transport);
         writer = new PacketWriter(transport);
         transport.readMore();
         return this;
@@ -168,8 +164,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onBytesReceived(BytesReceived received) {
         if (phase == Phase.CLOSED) return this;
-        // An array-backed buffer: the codec reads strings in place (asByteBuffer() is read-only and copies).
-        reader.feed(ByteBuffer.wrap(received.bytes().toArrayUnsafe()));
+        packets.feed(received.bytes());
         if (keepAlive != null) keepAlive.packetReceived(clock.getAsLong());
         writer.cork();  // the acknowledgements of a whole chunk go out in one write
         var next = readPackets();
@@ -182,44 +177,27 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         while (phase == Phase.AWAITING_CONNECT || phase == Phase.CONNECTED) {
             Packet packet;
             try {
-                packet = reader.poll();
+                packet = packets.poll();
             } catch (MalformedPacketException e) {
                 return onMalformed(e);
             }
             if (packet == null) {
-                requestBytes();
+                if (packets.readMoreUnlessRouted()) shard.tell(new ShardRequest.ResumeReading(transport));
                 return this;
             }
-            var next = phase == Phase.AWAITING_CONNECT ? onFirstPacket(packet) : handle(packet);
+            // The first packet is CONNECT: the reader refuses any other at its first byte [MQTT-3.1.0-1].
+            var next = phase == Phase.AWAITING_CONNECT ? onConnect((Connect) packet) : handle(packet);
             if (next != this) return next;
         }
         return this;
     }
 
-    /**
-     * Asks for the next chunk. If this chunk routed messages, the shard asks on our behalf once it has
-     * routed them (its mailbox is FIFO): a publisher never runs ahead of its shard, whose mailbox stays
-     * bounded.
-     */
-    private void requestBytes() {
-        if (routedSinceRead) {
-            routedSinceRead = false;
-            shard.tell(new ShardRequest.ResumeReading(transport));
-        } else {
-            transport.readMore();
-        }
-    }
-
     private Behavior<Command> onMalformed(MalformedPacketException e) {
         getContext().getLog().debug("[{}] {}: {}", clientId, e.reason(), e.getMessage());
         if (phase != Phase.AWAITING_CONNECT) return disconnect(e.reason(), e.getMessage());
-        version = reader.version();
+        version = packets.version();
         writer.version(version);
-        // Errors before CONNACK go in CONNACK ([MQTT-4.13.1-1] allows one before closing).
-        if (version.hasProperties() || e.reason() == ReasonCode.UNSUPPORTED_PROTOCOL_VERSION) {
-            var reason = e.reason().isAllowedIn(PacketType.CONNACK) ? e.reason() : ReasonCode.MALFORMED_PACKET;
-            writer.accept(ConnectNegotiation.refusal(reason));
-        }
+        ConnectNegotiation.refusalOfMalformed(e.reason(), version).ifPresent(writer);
         return closeNow();
     }
 
@@ -230,13 +208,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     // ---- packets from the client
-
-    /** [MQTT-3.1.0-1] the first packet is CONNECT (the reader refuses any other at its first byte). */
-    private Behavior<Command> onFirstPacket(Packet packet) {
-        if (packet instanceof Connect connect) return onConnect(connect);
-        getContext().getLog().debug("[{}] {} before CONNECT from [{}]", clientId, packet.type(), remote);
-        return closeNow();
-    }
 
     private Behavior<Command> handle(Packet packet) {
         return switch (packet.type()) {
@@ -250,7 +221,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             }
             case PUBCOMP -> congestion(window.pubComp(((PubComp) packet).packetId(), clock.getAsLong()));
             case SUBSCRIBE -> onSubscribe((Subscribe) packet);
-            case UNSUBSCRIBE -> onUnsubscribe((Unsubscribe) packet);
+            case UNSUBSCRIBE -> {
+                var unsubscribe = (Unsubscribe) packet;
+                shard.tell(new ShardRequest.Unsubscribe(clientId, unsubscribe.packetId(), unsubscribe.topicFilters(), getContext().getSelf()));
+                yield this;
+            }
             case PINGREQ -> {
                 writer.accept(PingResp.INSTANCE);  // [MQTT-3.12.4-1]
                 yield this;
@@ -301,7 +276,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onPublish(Publish publish) {
         var outcome = inbound.receive(publish, window.session(), clock.getAsLong());
         if (outcome instanceof InboundPublish.Accepted accepted) {
-            routedSinceRead = true;
+            packets.routed();
             shard.tell(new ShardRequest.Route(clientId, accepted.message()));
             if (accepted.ack() != null) writer.accept(accepted.ack());
         } else if (outcome instanceof InboundPublish.AcknowledgedOnly acknowledged) {
@@ -324,34 +299,21 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onSubscribed(Subscribed subscribed) {
         if (phase != Phase.CONNECTED) return this;
         writer.cork();
-        writer.accept(new SubAck(subscribed.packetId(), subscribed.reasons(), io.pekquitto.protocol.Properties.NONE));
-        long now = clock.getAsLong();
-        for (var message : subscribed.retained()) congestion(window.deliver(message, now, writer.backlog()));
-        writer.uncork();
-        return this;
-    }
-
-    private Behavior<Command> onUnsubscribe(Unsubscribe unsubscribe) {
-        shard.tell(new ShardRequest.Unsubscribe(clientId, unsubscribe.packetId(), unsubscribe.topicFilters(), getContext().getSelf()));
-        return this;
+        writer.accept(new SubAck(subscribed.packetId(), subscribed.reasons(), Properties.NONE));
+        return deliverAll(subscribed.retained());
     }
 
     private Behavior<Command> onUnsubscribed(Unsubscribed unsubscribed) {
-        if (phase == Phase.CONNECTED) {
-            writer.accept(new UnsubAck(unsubscribed.packetId(), unsubscribed.reasons(), io.pekquitto.protocol.Properties.NONE));
-        }
+        if (phase == Phase.CONNECTED) writer.accept(new UnsubAck(unsubscribed.packetId(), unsubscribed.reasons(), Properties.NONE));
         return this;
     }
 
     private Behavior<Command> onDisconnect(Disconnect disconnect) {
-        var newExpiry = version.hasProperties() ? disconnect.properties().sessionExpiryIntervalIfPresent() : Optional.<Long>empty();
-        if (newExpiry.isPresent()) {
-            if (sessionExpiryInterval == 0 && newExpiry.get() != 0) {
-                // [MQTT-3.14.2-2] a session that was to end with the connection cannot be extended.
-                return disconnect(ReasonCode.PROTOCOL_ERROR, "Session Expiry Interval set on DISCONNECT after 0 on CONNECT");
-            }
-            sessionExpiryInterval = Math.min(newExpiry.get(), settings.maxSessionExpiry().getSeconds());
+        var expiry = ConnectNegotiation.expiryOnDisconnect(disconnect, sessionExpiryInterval, version, settings);
+        if (expiry.isEmpty()) {
+            return disconnect(ReasonCode.PROTOCOL_ERROR, "Session Expiry Interval set on DISCONNECT after 0 on CONNECT");
         }
+        sessionExpiryInterval = expiry.getAsLong();
         getContext().getLog().debug("[{}] disconnected: [{}]", clientId, disconnect.reason());
         // [MQTT-3.14.4-3] a normal DISCONNECT discards the will; 0x04 asks for it to be published.
         return end(disconnect.reason() == ReasonCode.DISCONNECT_WITH_WILL_MESSAGE);
@@ -362,13 +324,20 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onDeliver(Deliver deliver) {
         if (phase == Phase.CONNECTED) {
             writer.cork();
-            long now = clock.getAsLong();
-            for (var message : deliver.messages()) congestion(window.deliver(message, now, writer.backlog()));
-            writer.uncork();
-        } else if (released) {
+            return deliverAll(deliver.messages());
+        }
+        if (released) {
             // Sent by the shard before it saw our Release: back to the shard, in order, not lost.
             for (var message : deliver.messages()) shard.tell(new ShardRequest.Bounce(getContext().getSelf(), message));
         }
+        return this;
+    }
+
+    /** Delivers the messages through the window, in one socket write (the writer is corked). */
+    private Behavior<Command> deliverAll(List<Message> messages) {
+        long now = clock.getAsLong();
+        for (var message : messages) congestion(window.deliver(message, now, writer.backlog()));
+        writer.uncork();
         return this;
     }
 
@@ -398,22 +367,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return Behaviors.stopped();
     }
 
+    /** [MQTT-3.1.4-3] another connection claimed the client id; before it got the session, there is none to give back. */
     private Behavior<Command> onTakenOver() {
-        switch (phase) {
-            case ATTACHING -> {
-                // Another connection claimed the client id before this one got the session: there is none to give back.
-                phase = Phase.CLOSED;
-                return closeNow();
-            }
-            case CONNECTED -> {
-                getContext().getLog().debug("[{}] session taken over", clientId);
-                return disconnect(ReasonCode.SESSION_TAKEN_OVER, "another connection took over the session");
-            }
-            default -> {
-                // Closed while attaching, and now the shard will not attach us: nothing to wait for.
-                return window == null && !released ? Behaviors.stopped() : this;
-            }
-        }
+        if (phase == Phase.CONNECTED) return disconnect(ReasonCode.SESSION_TAKEN_OVER, "another connection took over the session");
+        if (phase == Phase.ATTACHING) return closeNow();
+        return window == null && !released ? Behaviors.stopped() : this;  // closed while attaching: nothing comes
     }
 
     // ---- timers
@@ -463,25 +421,13 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> release(boolean publishWill) {
         congestion(window.close());
-        Optional<ShardRequest.DelayedWill> delayedWill = Optional.empty();
-        if (publishWill && will.isPresent()) {
-            var w = will.get();
-            // Will Delay Interval is a Will Property only (Table 2-4): the PUBLISH must not carry it.
-            var properties = w.properties().toBuilder().remove(PropertyId.WILL_DELAY_INTERVAL).build();
-            var message = Message.received(w.topic(), w.payload(), w.qos(), w.retain(), properties, clock.getAsLong());
-            long delay = version.hasProperties() ? w.properties().willDelayInterval() : 0;
-            if (delay == 0) {
-                shard.tell(new ShardRequest.Route(clientId, message));
-            } else {
-                // 3.1.3.2.2: after the delay or when the session ends, unless the client connects again first.
-                delayedWill = Optional.of(new ShardRequest.DelayedWill(message, delay));
-            }
-        }
-        shard.tell(new ShardRequest.Release(clientId, getContext().getSelf(), window.session(), sessionExpiryInterval, delayedWill));
+        var lastWill = publishWill ? LastWill.of(will, version, clock.getAsLong()) : Optional.<ShardRequest.DelayedWill>empty();
+        lastWill.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(clientId, w.message())));
+        // A delayed will goes with the session: the shard publishes it after the delay or when the
+        // session ends, unless the client connects again first (3.1.3.2.2).
+        shard.tell(new ShardRequest.Release(clientId, getContext().getSelf(), window.session(), sessionExpiryInterval,
+                lastWill.filter(w -> w.delaySeconds() > 0)));
         released = true;  // stay until the shard confirms, bouncing what it still sends us
-        if (window.droppedQos0() > 0) {
-            getContext().getLog().debug("[{}] dropped [{}] QoS 0 messages for a client that did not read", clientId, window.droppedQos0());
-        }
         return this;
     }
 

@@ -1,0 +1,95 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.mesh.Barriers;
+import io.pekquitto.shards.mesh.ControlMessage;
+import io.pekquitto.shards.mesh.DataPlane;
+import io.pekquitto.shards.mesh.Forwarded;
+import io.pekquitto.shards.routes.RouteChange;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * One shard's links to its peers (DESIGN.md, The mesh): the control plane, a plain {@code tell} per
+ * message, FIFO per pair; the data plane, forwarded publishes batched per peer with a credit window
+ * ({@link DataPlane}); and barriers ({@link Barriers}). With one shard there are no peers and every
+ * barrier passes at once.
+ */
+final class Mesh {
+    private int index;
+    private List<ActorRef<ShardMessage>> peers = List.of();
+    private DataPlane dataPlane = new DataPlane(1);
+    private final Barriers barriers = new Barriers();
+
+    /** Joins the broker's shards, as shard {@code newIndex}; peers hear that this shard (re)started. */
+    void join(int newIndex, List<ActorRef<ShardMessage>> shards) {
+        index = newIndex;
+        peers = List.copyOf(shards);
+        dataPlane = new DataPlane(peers.size());
+        broadcast(new ControlMessage.Hello());
+    }
+
+    int index() { return index; }
+
+    int size() { return Math.max(1, peers.size()); }
+
+    boolean hasPeers() { return peers.size() > 1; }
+
+    void control(int shard, ControlMessage message) {
+        peers.get(shard).tell(new Shard.Control(index, message));
+    }
+
+    void broadcast(ControlMessage message) {
+        for (int shard = 0; shard < peers.size(); shard++) if (shard != index) control(shard, message);
+    }
+
+    /** Tells every peer of a change of this shard's subscriptions. */
+    void announce(Optional<RouteChange> change) {
+        if (change.isPresent() && hasPeers()) broadcast(new ControlMessage.Routes(change.get()));
+    }
+
+    /** Runs {@code then} once every peer has applied what this shard sent it so far. */
+    void afterPeersApplied(Runnable then) {
+        if (!hasPeers()) {
+            then.run();
+            return;
+        }
+        broadcast(new ControlMessage.Sync(barriers.open(peers.size() - 1, then)));
+    }
+
+    /** A peer acknowledged a barrier: the continuation to run, or null. */
+    Runnable synced(long token) {
+        return barriers.acknowledged(token);
+    }
+
+    /** Queues a forward; true if the caller must schedule a flush. */
+    boolean forward(int shard, Forwarded item) {
+        return dataPlane.add(shard, item);
+    }
+
+    /** Sends what waits, one batch per peer that has credit. */
+    void flush() {
+        dataPlane.flush((destination, batch) -> peers.get(destination).tell(new Shard.Forward(index, batch)));
+    }
+
+    /** A peer processed one of our batches: a credit back, and what waited goes out. */
+    void batchAcknowledged(int peer) {
+        dataPlane.acknowledged(peer);
+        flush();
+    }
+
+    /** We processed a peer's batch: its credit back. */
+    void acknowledgeBatch(int peer) {
+        peers.get(peer).tell(new Shard.ForwardAck(index));
+    }
+
+    /** A peer restarted: its credits start afresh. */
+    void peerRestarted(int peer) {
+        dataPlane.reset(peer);
+    }
+
+    boolean isOverloaded() { return dataPlane.isOverloaded(); }
+
+    boolean isBelowLowWater() { return dataPlane.isBelowLowWater(); }
+}

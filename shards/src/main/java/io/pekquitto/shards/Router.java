@@ -1,0 +1,158 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.mesh.Forwarded;
+import io.pekquitto.shards.routes.RetainedMessages;
+import io.pekquitto.shards.routes.SharedGroups;
+import io.pekquitto.shards.routes.SubscriberDeliveries;
+import io.pekquitto.shards.routes.TopicRoutes;
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.ReleaseDraining;
+import io.pekquitto.shards.session.Sessions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * Where each published message goes from one shard: its copy of the retained messages, one message
+ * per local subscriber ({@link SubscriberDeliveries}), one member per matching shared group, and the
+ * peers with matching filters; and how a message reaches a client here: held while its connection
+ * drains, batched for its connection, or queued in its offline session. What a turn batches goes out
+ * at {@link #flush()}: one message per connection and per peer.
+ */
+final class Router {
+    private final Sessions<ActorRef<Connection.Command>> sessions;
+    private final ReleaseDraining<ActorRef<Connection.Command>> draining;
+    private final TopicRoutes routes;
+    private final RetainedMessages retained;
+    private final Mesh mesh;
+    /** Asks the shard for a flush at the end of the turn (a message to itself). */
+    private final Runnable scheduleFlush;
+    private final SubscriberDeliveries deliveries = new SubscriberDeliveries();
+    /** Deliveries of this turn per connection. */
+    private final Map<ActorRef<Connection.Command>, List<Message>> outgoing = new HashMap<>();
+
+    Router(Sessions<ActorRef<Connection.Command>> sessions, ReleaseDraining<ActorRef<Connection.Command>> draining,
+           TopicRoutes routes, RetainedMessages retained, Mesh mesh, Runnable scheduleFlush) {
+        this.sessions = sessions;
+        this.draining = draining;
+        this.routes = routes;
+        this.retained = retained;
+        this.mesh = mesh;
+        this.scheduleFlush = scheduleFlush;
+    }
+
+    /** A message published here: retained, delivered here, to shared members, and forwarded to matching peers. */
+    void route(String publisherId, Message message) {
+        retained.retain(message);
+        var route = routes.routeFor(message.topic());
+        deliveries.deliver(route, publisherId, message, this::deliver);
+        for (var group : route.groups()) {
+            var member = group.next(null);
+            if (member != null) sendToMember(group, member, publisherId, message);
+        }
+        if (!mesh.hasPeers()) return;
+        if (message.retain()) {
+            // Every shard keeps a copy of the retained messages.
+            for (int shard = 0; shard < mesh.size(); shard++) {
+                if (shard != mesh.index()) forward(shard, new Forwarded.Published(publisherId, message));
+            }
+        } else {
+            for (int shard : route.remoteShards()) forward(shard, new Forwarded.Published(publisherId, message));
+        }
+    }
+
+    /** A message a peer forwarded here. */
+    void forwarded(Forwarded item) {
+        if (item instanceof Forwarded.Published published) {
+            var message = published.message();
+            retained.retain(message);
+            deliveries.deliver(routes.routeFor(message.topic()), published.publisherId(), message, this::deliver);
+        } else if (item instanceof Forwarded.ToClient toClient) {
+            deliver(toClient.clientId(), toClient.message());
+        } else if (item instanceof Forwarded.ToMember toMember) {
+            deliverToMember(toMember);
+        }
+    }
+
+    /** The member a peer picked gets the message, or another one if it left or moved while it travelled. */
+    private void deliverToMember(Forwarded.ToMember item) {
+        var group = routes.sharedGroup(item.sharedFilter());
+        if (group == null) return;
+        var member = sessions.holds(item.clientId()) ? group.member(item.clientId()) : null;
+        if (member != null && member.shard() == mesh.index()) {
+            deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, item.message()));
+            return;
+        }
+        var other = group.next(item.clientId());
+        if (other != null) sendToMember(group, other, item.publisherId(), item.message());
+    }
+
+    private void sendToMember(SharedGroups.Group group, SharedGroups.Member member, String publisherId, Message message) {
+        if (member.shard() == mesh.index()) {
+            deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
+        } else {
+            forward(member.shard(), new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter()));
+        }
+    }
+
+    /** A message of a shared subscription whose member is gone (session ended, or moved): another member gets it. */
+    void redeliverShared(String goneClientId, Message message) {
+        var group = routes.sharedGroup(message.sharedFilter());
+        if (group == null) return;  // nobody left in the group: the message has no subscriber
+        var member = group.next(goneClientId);
+        if (member != null) sendToMember(group, member, "", message.viaShared(""));
+    }
+
+    /** A message for one client of this shard. */
+    void deliver(String clientId, Message message) {
+        if (draining.hold(clientId, message)) return;
+        var connection = sessions.deliver(clientId, message);
+        if (connection != null) {
+            var batch = outgoing.get(connection);
+            if (batch == null) {
+                outgoing.put(connection, batch = new ArrayList<>());
+                scheduleFlush.run();
+            }
+            batch.add(message);
+        } else if (message.isShared() && !sessions.holds(clientId)) {
+            redeliverShared(clientId, message);
+        }
+    }
+
+    /** The messages of a drained connection: to the client here, or after its session to the shard it went to. */
+    void redeliver(ReleaseDraining.Drained drained) {
+        for (var message : drained.messages()) {
+            if (drained.movedTo() != ReleaseDraining.NOT_MOVED && !sessions.holds(drained.clientId())) {
+                forward(drained.movedTo(), new Forwarded.ToClient(drained.clientId(), message));
+            } else {
+                deliver(drained.clientId(), message);
+            }
+        }
+    }
+
+    private void forward(int shard, Forwarded item) {
+        if (mesh.forward(shard, item)) scheduleFlush.run();
+    }
+
+    /** Sends every connection and peer what this turn batched for it. */
+    void flush() {
+        outgoing.forEach((connection, batch) -> connection.tell(new Connection.Deliver(batch)));
+        outgoing.clear();
+        mesh.flush();
+    }
+
+    /** Sends a connection what is batched for it, before a message that must come after. */
+    void flushTo(ActorRef<Connection.Command> connection) {
+        var batch = outgoing.remove(connection);
+        if (batch != null) connection.tell(new Connection.Deliver(batch));
+    }
+
+    /** Takes back what was batched for a connection that let its session go (it never left). */
+    List<Message> takeUnsent(ActorRef<Connection.Command> connection) {
+        var batch = outgoing.remove(connection);
+        return batch == null ? List.of() : batch;
+    }
+}

@@ -1,0 +1,54 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.codec.PacketReader;
+import java.nio.ByteBuffer;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * Packets from the client, read from the transport on demand: the next chunk is asked for only once
+ * every packet of the last one is handled, so a connection that cannot keep up stops reading its
+ * socket instead of buffering. If the chunk routed messages, the shard asks for the next one once it
+ * has routed them (its mailbox is FIFO): a publisher never runs ahead of its shard.
+ */
+final class PacketSource {
+    private final PacketReader reader;
+    private final Transport transport;
+    private boolean routedSinceRead;
+
+    PacketSource(PacketReader reader, Transport transport) {
+        this.reader = reader;
+        this.transport = transport;
+    }
+
+    /** A chunk from the socket, as an array-backed buffer: the codec decodes strings in place. */
+    void feed(ByteString bytes) {
+        reader.feed(ByteBuffer.wrap(bytes.toArrayUnsafe()));
+    }
+
+    /** The next whole packet, or null when more bytes are needed; throws MalformedPacketException. */
+    Packet poll() {
+        return reader.poll();
+    }
+
+    /** The version learned from CONNECT, even from one that was malformed after its protocol level. */
+    ProtocolVersion version() {
+        return reader.version();
+    }
+
+    /** This chunk routed a message. */
+    void routed() {
+        routedSinceRead = true;
+    }
+
+    /** Asks for the next chunk; returns true if the shard must ask for it instead, after routing this one's messages. */
+    boolean readMoreUnlessRouted() {
+        if (!routedSinceRead) {
+            transport.readMore();
+            return false;
+        }
+        routedSinceRead = false;
+        return true;
+    }
+}
