@@ -21,7 +21,6 @@ import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -55,8 +54,8 @@ class HiveMqClientIT {
 
     @BeforeAll
     static void startBrokers() {
-        oneShard = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        twoShards = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(2));
+        oneShard = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]"));
+        twoShards = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]\nshards = 2"));
     }
 
     @AfterAll

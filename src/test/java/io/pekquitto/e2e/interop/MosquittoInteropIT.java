@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +41,7 @@ class MosquittoInteropIT {
     static void startBroker() {
         assumeTrue(onPath("mosquitto_pub") && onPath("mosquitto_sub") && onPath("stdbuf"),
                 "mosquitto_pub, mosquitto_sub or stdbuf is not on the PATH");
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(2));
+        broker = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]\nshards = 2"));
         port = broker.port();
     }
 

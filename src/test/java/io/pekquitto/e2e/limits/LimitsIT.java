@@ -17,7 +17,6 @@ import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import org.junit.jupiter.api.DisplayName;
@@ -35,7 +34,7 @@ class LimitsIT {
     private static final byte[] PAYLOAD_IS_UTF8 = {0x01, 0x01};    // Payload Format Indicator = 1 (3.3.2.3.2)
 
     private static BrokerSettings settings() {
-        return BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0));
+        return BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]");
     }
 
     /** Sends receive-maximum + 1 QoS 2 PUBLISHes without ever sending PUBREL. */
@@ -57,7 +56,7 @@ class LimitsIT {
     @Test
     @DisplayName("receive-maximum-policy = lenient: the same client keeps its connection and gets every PUBREC")
     void receiveMaximumExceededIsToleratedWhenLenient() throws Exception {
-        try (var broker = Pekquitto.start(settings().withStrictReceiveMaximum(false));
+        try (var broker = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]\nreceive-maximum-policy = lenient"));
              var client = RawClient.connected(broker.port(), Connect.of(V5, Names.clientId("rm")))) {
             exceedReceiveMaximum(client, V5, 20);
             for (int i = 0; i < 21; i++) client.expect(PUBREC);
@@ -126,7 +125,7 @@ class LimitsIT {
     void maxQueuedBytesLimitsTheOfflineQueue() throws Exception {
         var expiry = new Bytes().u8(0x11).u32(300).toByteArray();  // Session Expiry Interval 300 s
         String clientId = Names.clientId("bytes");
-        try (var broker = Pekquitto.start(settings().withQueueLimits(1000, 10))) {
+        try (var broker = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]\nmax-queued-bytes = 10"))) {
             var subscriber = RawClient.connected(broker.port(),
                     Connect.of(V5, clientId).withCleanStart(false).withProperties(expiry));
             subscriber.send(RawClient.subscribe(V5, 1, new Filter("limits/bytes", 1)));

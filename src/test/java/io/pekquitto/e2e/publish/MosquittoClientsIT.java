@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -45,7 +44,7 @@ class MosquittoClientsIT {
     static void startBroker() {
         assumeTrue(Stream.of("/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub", "/usr/bin/stdbuf")
                 .allMatch(p -> Files.isExecutable(Path.of(p))), "mosquitto-clients or stdbuf is not installed");
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
+        broker = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]"));
         port = broker.port();
     }
 

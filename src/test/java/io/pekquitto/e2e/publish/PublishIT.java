@@ -24,7 +24,6 @@ import io.pekquitto.e2e.RawClient.Filter;
 import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -54,7 +53,7 @@ class PublishIT {
 
     @BeforeAll
     static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
+        broker = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]"));
         port = broker.port();
         publishers = new Publishers(port);
     }

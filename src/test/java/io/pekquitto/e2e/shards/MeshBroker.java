@@ -6,7 +6,6 @@ import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -67,8 +66,8 @@ final class MeshBroker implements AutoCloseable {
      * slow subscriber has not taken yet (documented: more are dropped).
      */
     static BrokerSettings settings(int shards) {
-        return BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(shards)
-                .withQueueLimits(100_000, 0);
+        return BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]\nshards = " + shards
+                + "\nmax-queued-messages = 100000");
     }
 
     static MeshBroker start(int shards) {

@@ -18,7 +18,6 @@ import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,7 +42,7 @@ class SubscribeIT {
 
     @BeforeAll
     static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
+        broker = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]"));
         port = broker.port();
         publishers = new Publishers(port);
     }

@@ -19,7 +19,6 @@ import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +44,7 @@ class WillIT {
 
     @BeforeAll
     static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
+        broker = Pekquitto.start(BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]"));
         port = broker.port();
         publishers = new Publishers(port);
     }
