@@ -2,11 +2,11 @@ package io.pekquitto.e2e.shards;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pekquitto.ops.Pekquitto;
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.Connection;
-import io.pekquitto.shards.settings.BrokerSettings;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -23,17 +23,17 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.Patterns;
 
 /**
- * A broker started for a test, with what the test knows of its round-robin placement: the k-th
+ * A {@link BrokerExtension} with {@code shards} shards, for a test class (on a static field) or for
+ * each test (on an instance field), with what the test knows of its round-robin placement: the k-th
  * accepted TCP connection goes to shard {@code k % shards}, and the n-th connection a shard accepts
  * since it (re)started is its child {@code connection-n}. Clients connect strictly one after another
  * through {@link #on}, which first opens throwaway connections to reach the wanted shard, then checks
  * that the new connection's actor is where the count says: a test that thinks it spans two shards does.
  */
-final class MeshBroker implements AutoCloseable {
+final class MeshBroker extends BrokerExtension {
     private static final Duration ASK_TIMEOUT = Duration.ofSeconds(3);
     private static final AtomicInteger THROWAWAYS = new AtomicInteger();
 
-    private final Pekquitto broker;
     private final int shards;
     /** Connections accepted by the listener so far. */
     private int accepted;
@@ -43,11 +43,28 @@ final class MeshBroker implements AutoCloseable {
     /** The broker's dead letters by message class: a {@code Deliver} among them is a message lost. */
     private final Map<String, Integer> deadLetters = new ConcurrentHashMap<>();
 
-    private MeshBroker(Pekquitto broker, int shards) {
-        this.broker = broker;
+    /**
+     * A broker with {@code shards} shards and a larger offline/slow-session queue: the 10,000-message
+     * tests are about the mesh, not about {@code max-queued-messages} dropping what a slow subscriber
+     * has not taken yet (documented: more are dropped).
+     */
+    static MeshBroker withShards(int shards) {
+        return new MeshBroker(shards);
+    }
+
+    private MeshBroker(int shards) {
+        super("shards = " + shards + "\nmax-queued-messages = 100000");
         this.shards = shards;
         this.acceptedByShard = new int[shards];
-        var system = broker.actorSystem();
+    }
+
+    /** A new broker: no connection accepted yet, and its dead letters counted. */
+    @Override
+    protected void started() {
+        accepted = 0;
+        Arrays.fill(acceptedByShard, 0);
+        deadLetters.clear();
+        var system = pekquitto().actorSystem();
         var counter = system.systemActorOf(Behaviors.receive(DeadLetter.class).onMessage(DeadLetter.class, dead -> {
             deadLetters.merge(dead.message().getClass().getName(), 1, Integer::sum);
             return Behaviors.same();
@@ -58,28 +75,6 @@ final class MeshBroker implements AutoCloseable {
     /** Dead letters so far, by message class (for failure messages and bug reports). */
     Map<String, Integer> deadLetters() {
         return new TreeMap<>(deadLetters);
-    }
-
-    /**
-     * The defaults with {@code shards} shards, except a larger offline/slow-session queue: the
-     * 10,000-message tests are about the mesh, not about {@code max-queued-messages} dropping what a
-     * slow subscriber has not taken yet (documented: more are dropped).
-     */
-    static BrokerSettings settings(int shards) {
-        return BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = 0}]\nshards = " + shards
-                + "\nmax-queued-messages = 100000");
-    }
-
-    static MeshBroker start(int shards) {
-        return new MeshBroker(Pekquitto.start(settings(shards)), shards);
-    }
-
-    int port() {
-        return broker.port();
-    }
-
-    String uri() {
-        return "tcp://127.0.0.1:" + port();
     }
 
     /** The shard the next accepted connection goes to. */
@@ -119,7 +114,7 @@ final class MeshBroker implements AutoCloseable {
     }
 
     boolean connectionExists(int shard, int n) throws Exception {
-        var selection = broker.actorSystem().classicSystem().actorSelection(path(shard, n));
+        var selection = pekquitto().actorSystem().classicSystem().actorSelection(path(shard, n));
         var reply = Patterns.ask(selection, new Identify(n), ASK_TIMEOUT).toCompletableFuture()
                 .get(ASK_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
         return ((ActorIdentity) reply).getActorRef().isPresent();
@@ -141,7 +136,7 @@ final class MeshBroker implements AutoCloseable {
 
     /** Makes the connection actor {@code connection-n} of {@code shard} throw. */
     void failConnection(int shard, int n) {
-        broker.actorSystem().classicSystem().actorSelection(path(shard, n))
+        pekquitto().actorSystem().classicSystem().actorSelection(path(shard, n))
                 .tell(Connection.InjectFailure.INSTANCE, ActorRef.noSender());
     }
 
@@ -152,7 +147,7 @@ final class MeshBroker implements AutoCloseable {
     void failShard(int shard) throws Exception {
         int last = acceptedByShard[shard];
         assertTrue(last > 0, "fail a shard that has connections, to see them go");
-        broker.actorSystem().classicSystem().actorSelection("/user/shard-" + shard)
+        pekquitto().actorSystem().classicSystem().actorSelection("/user/shard-" + shard)
                 .tell(Shard.InjectFailure.INSTANCE, ActorRef.noSender());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (connectionExists(shard, last)) {
@@ -164,7 +159,7 @@ final class MeshBroker implements AutoCloseable {
     }
 
     private boolean shardExists(int shard) throws Exception {
-        var selection = broker.actorSystem().classicSystem().actorSelection("/user/shard-" + shard);
+        var selection = pekquitto().actorSystem().classicSystem().actorSelection("/user/shard-" + shard);
         var reply = Patterns.ask(selection, new Identify(shard), ASK_TIMEOUT).toCompletableFuture()
                 .get(ASK_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
         return ((ActorIdentity) reply).getActorRef().isPresent();
@@ -172,10 +167,5 @@ final class MeshBroker implements AutoCloseable {
 
     int shards() {
         return shards;
-    }
-
-    @Override
-    public void close() {
-        broker.close();
     }
 }
