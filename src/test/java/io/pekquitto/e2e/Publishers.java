@@ -16,13 +16,13 @@ public final class Publishers implements AutoCloseable {
 
     /** The MQTT 3.1.1 publisher. */
     public synchronized V3Client v3() throws Exception {
-        if (v3 == null || !v3.paho().isConnected()) v3 = V3Client.connect(port, Names.clientId("pub3"));
+        if (v3 == null || !v3.isConnected()) v3 = V3Client.connect(port, Names.clientId("pub3"), options -> {});
         return v3;
     }
 
     /** The MQTT 5 publisher. */
     public synchronized V5Client v5() throws Exception {
-        if (v5 == null || !v5.paho().isConnected()) v5 = V5Client.connect(port, Names.clientId("pub5"));
+        if (v5 == null || !v5.isConnected()) v5 = V5Client.connect(port, Names.clientId("pub5"), options -> {});
         return v5;
     }
 

@@ -2,8 +2,6 @@ package io.pekquitto.e2e;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.eclipse.paho.client.mqttv3.IMqttDeliveryToken;
 import org.eclipse.paho.client.mqttv3.MqttCallback;
 import org.eclipse.paho.client.mqttv3.MqttClient;
@@ -13,39 +11,23 @@ import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 
-/**
- * An Eclipse Paho MQTT 3.1.1 client, connected, with its received messages in an {@link Inbox}.
- * Every blocking call waits at most 5 s; no automatic reconnect.
- */
-public final class V3Client implements PahoClient {
-    private static final int WAIT_MILLIS = 5_000;
-    /** Paho logs through java.util.logging, some of it per message at INFO; held here so the level sticks. */
-    private static final Logger PAHO_LOG = Logger.getLogger("org.eclipse.paho");
-
-    static {
-        PAHO_LOG.setLevel(Level.WARNING);
-    }
-
+/** An Eclipse Paho MQTT 3.1.1 client, connected, with its received messages in an {@link Inbox}. */
+public final class V3Client extends PahoClient {
     private final MqttClient paho;
-    private final Inbox inbox;
     private final CompletableFuture<Throwable> connectionLost;
     private final boolean sessionPresent;
 
     private V3Client(MqttClient paho, Inbox inbox, CompletableFuture<Throwable> connectionLost, boolean sessionPresent) {
+        super(inbox, new Calls(paho.getClientId(), paho::isConnected, () -> paho.disconnect(WAIT_MILLIS),
+                () -> paho.disconnect(0), () -> paho.disconnectForcibly(0, WAIT_MILLIS, false), () -> paho.close(true)));
         this.paho = paho;
-        this.inbox = inbox;
         this.connectionLost = connectionLost;
         this.sessionPresent = sessionPresent;
     }
 
-    /** Connects with Clean Session 1. */
-    public static V3Client connect(int port, String clientId) throws MqttException {
-        return connect(port, clientId, options -> {});
-    }
-
     /** Connects with Clean Session 1 unless {@code configure} changes it. */
     public static V3Client connect(int port, String clientId, Consumer<MqttConnectOptions> configure) throws MqttException {
-        var paho = new MqttClient("tcp://127.0.0.1:" + port, clientId, new MemoryPersistence());
+        var paho = new MqttClient(serverUri(port), clientId, new MemoryPersistence());
         paho.setTimeToWait(WAIT_MILLIS);
         var inbox = new Inbox();
         var lost = new CompletableFuture<Throwable>();
@@ -86,16 +68,9 @@ public final class V3Client implements PahoClient {
         paho.unsubscribe(topicFilter);
     }
 
-    /** Publishes and, for QoS 1 and 2, waits for the handshake to complete. */
     @Override
     public void publish(String topic, byte[] payload, int qos, boolean retain) throws MqttException {
         paho.publish(topic, payload, qos, retain);
-    }
-
-
-    @Override
-    public Inbox inbox() {
-        return inbox;
     }
 
     @Override
@@ -110,36 +85,5 @@ public final class V3Client implements PahoClient {
 
     public MqttClient paho() {
         return paho;
-    }
-
-    /** A normal DISCONNECT. */
-    @Override
-    public void disconnect() throws MqttException {
-        paho.disconnect(WAIT_MILLIS);
-    }
-
-    /** Closes the socket without sending DISCONNECT. */
-    @Override
-    public void dropConnection() throws MqttException {
-        paho.disconnectForcibly(0, WAIT_MILLIS, false);
-    }
-
-    /**
-     * A normal DISCONNECT if still connected, then the client's resources freed. (Paho's
-     * {@code disconnectForcibly} with a DISCONNECT waits its whole timeout for a token that only the
-     * normal path completes, so it is not used here.)
-     */
-    @Override
-    public void close() {
-        try {
-            if (paho.isConnected()) paho.disconnect(0);
-        } catch (MqttException e) {
-            // The connection ended meanwhile (the broker closed it): nothing left to disconnect.
-        }
-        try {
-            paho.close(true);
-        } catch (MqttException e) {
-            throw new IllegalStateException("Paho client " + paho.getClientId() + " did not close", e);
-        }
     }
 }

@@ -1,10 +1,17 @@
 package io.pekquitto.ops;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueFactory;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.ConfigurationException;
+import io.pekquitto.shards.settings.SettingsReader;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
@@ -51,8 +58,8 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
 
     /** The settings this command line asks for: the configuration, then {@code -p} on the first listener. */
     BrokerSettings settings(Properties systemProperties) {
-        var settings = SettingsReader.read(ConfigLoader.load(configFile, systemProperties));
-        return port.isPresent() ? withFirstListenerPort(settings, port.getAsInt()) : settings;
+        var config = ConfigLoader.load(configFile, systemProperties);
+        return SettingsReader.read(port.isPresent() ? withFirstListenerPort(config, port.getAsInt()) : config);
     }
 
     private static String argument(String[] args, int index, String option) {
@@ -78,9 +85,17 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
         throw new ConfigurationException("bad port " + port + ": expected 0-65535");
     }
 
-    private static BrokerSettings withFirstListenerPort(BrokerSettings s, int port) {
-        var listeners = new ArrayList<>(s.listeners());
-        listeners.set(0, new ListenerSettings(listeners.get(0).host(), port));
-        return s.withListeners(listeners);
+    /** {@code -p} as one more layer of configuration, so the reader checks the listener as it checks any. */
+    private static Config withFirstListenerPort(Config config, int port) {
+        var path = SettingsReader.ROOT + ".listeners";
+        List<ConfigValue> listeners;
+        try {
+            listeners = new ArrayList<>(config.getList(path));
+        } catch (ConfigException e) {
+            return config;  // not a list of listeners: the reader says so, naming the key and where it was set
+        }
+        if (listeners.isEmpty() || !(listeners.get(0) instanceof ConfigObject first)) return config;
+        listeners.set(0, first.withValue("port", ConfigValueFactory.fromAnyRef(port, "-p")));
+        return config.withValue(path, ConfigValueFactory.fromIterable(listeners));
     }
 }

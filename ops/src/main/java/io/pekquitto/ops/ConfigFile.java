@@ -9,6 +9,8 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValueFactory;
+import io.pekquitto.shards.settings.ConfigurationException;
+import io.pekquitto.shards.settings.SettingsReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

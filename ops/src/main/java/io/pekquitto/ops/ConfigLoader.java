@@ -4,21 +4,21 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
+import io.pekquitto.shards.settings.ConfigurationException;
+import io.pekquitto.shards.settings.SettingsReader;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Properties;
 
 /**
  * Layers the broker's effective configuration: system properties ({@code -Dpekquitto.KEY=VALUE}) over
- * the {@code -c} file over the defaults. The defaults are the root {@code application.conf}, which
- * reaches the classpath as {@code pekquitto/application.conf} through the ops {@code reference.conf}.
+ * the {@code -c} file over the defaults. The defaults are the root {@code application.conf}, which the
+ * shards module packages as {@code pekquitto/application.conf} ({@link SettingsReader#defaults()}).
  */
 public final class ConfigLoader {
 
     /** The origin named in messages about values set with {@code -D}. */
     static final String SYSTEM_PROPERTY = "system property";
-
-    private static final String DEFAULTS_RESOURCE = "pekquitto/application.conf";
 
     private ConfigLoader() {}
 
@@ -31,7 +31,7 @@ public final class ConfigLoader {
     public static Config load(Optional<Path> file, Properties systemProperties) {
         var fromFile = file.map(ConfigFile::parse).orElse(ConfigFactory.empty());
         try {
-            return overrides(systemProperties).withFallback(fromFile).withFallback(defaults())
+            return overrides(systemProperties).withFallback(fromFile).withFallback(SettingsReader.defaults())
                     .resolve();
         } catch (ConfigException e) {
             throw new ConfigurationException(e.getMessage(), e);
@@ -46,17 +46,7 @@ public final class ConfigLoader {
      */
     public static Config actorSystemConfig() {
         var loader = ConfigLoader.class.getClassLoader();
-        var defaults = ConfigFactory.parseResources(loader, DEFAULTS_RESOURCE);
-        return ConfigFactory.load(loader, ConfigFactory.defaultApplication(loader).withFallback(defaults));
-    }
-
-    /**
-     * The built-in defaults alone: the root {@code application.conf} as packaged. Not
-     * {@code ConfigFactory.defaultReference()}, which also applies the JVM's system properties (a
-     * {@code -Dpekquitto.listeners.0.host} would turn the listener list into an object there).
-     */
-    static Config defaults() {
-        return ConfigFactory.parseResources(ConfigLoader.class.getClassLoader(), DEFAULTS_RESOURCE).resolve();
+        return ConfigFactory.load(loader, ConfigFactory.defaultApplication(loader).withFallback(SettingsReader.defaults()));
     }
 
     private static Config overrides(Properties systemProperties) {

@@ -1,6 +1,7 @@
 package io.pekquitto.ops;
 
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ConfigurationException;
 import java.io.PrintStream;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;

@@ -3,6 +3,7 @@ package io.pekquitto.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
 import java.io.IOException;
 import java.nio.file.Files;

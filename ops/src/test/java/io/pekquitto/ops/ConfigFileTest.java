@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.Placement;
+import io.pekquitto.shards.settings.SettingsReader;
+import io.pekquitto.shards.settings.SlowSubscriberPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,7 +87,8 @@ class ConfigFileTest {
     void hoconTomlAndJsonFilesWithTheSameKeysGiveEqualSettings() throws IOException {
         var expected = new BrokerSettings(2,
                 List.of(new ListenerSettings("127.0.0.1", 1884), new ListenerSettings("0.0.0.0", 8883)),
-                65536, 600, 10, 5, 100, true, false, 1, 0, Duration.ofHours(1), Duration.ofSeconds(3));
+                65536, 600, 10, 5, 100, true, false, 1, 0, Duration.ofHours(1), Duration.ofSeconds(3),
+                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE);
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

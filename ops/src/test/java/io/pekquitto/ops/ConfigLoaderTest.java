@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.settings.Placement;
+import io.pekquitto.shards.settings.SettingsReader;
+import io.pekquitto.shards.settings.SlowSubscriberPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +44,8 @@ class ConfigLoaderTest {
         int processors = Runtime.getRuntime().availableProcessors();  // shards = auto
         assertEquals(new BrokerSettings(processors, List.of(new ListenerSettings("0.0.0.0", 1883)), 268_435_460, 65_535,
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
-                Placement.ROUND_ROBIN, 0, true, "", io.pekquitto.shards.settings.SlowSubscriberPolicy.QUEUE), settings);
-        assertEquals(BrokerSettings.defaults(new ListenerSettings("0.0.0.0", 1883)).withShards(processors), settings);
+                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE), settings);
+        assertEquals(BrokerSettings.defaults(), settings);
     }
 
     @Test

@@ -3,16 +3,15 @@ package io.pekquitto.e2e.config;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.ops.ConfigLoader;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,16 +34,6 @@ class RunnableJarIT {
 
     private record Exit(int status, String stdout, String stderr) {}
 
-    private static String jar() {
-        var jar = System.getProperty("pekquitto.jar");
-        assertNotNull(jar, "pekquitto.jar is set by Failsafe: run with mvn verify");
-        return jar;
-    }
-
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
     /** Runs a JVM to its end; output goes to files, so a full pipe can never block it. */
     private Exit runToExit(List<String> command) throws IOException, InterruptedException {
         var n = ++processes;
@@ -62,7 +51,7 @@ class RunnableJarIT {
     }
 
     private Exit runJar(String... args) throws IOException, InterruptedException {
-        var command = new ArrayList<>(List.of(java(), "-jar", jar()));
+        var command = new ArrayList<>(List.of(RunnableJar.java(), "-jar", RunnableJar.path()));
         command.addAll(List.of(args));
         return runToExit(command);
     }
@@ -95,9 +84,9 @@ class RunnableJarIT {
     @Test
     void actorSystemInTheJarLogsThroughSlf4j() throws Exception {
         var testClasses = Path.of(PrintPekkoLoggers.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        var classPath = jar() + java.io.File.pathSeparator + testClasses;
+        var classPath = RunnableJar.path() + java.io.File.pathSeparator + testClasses;
 
-        var exit = runToExit(List.of(java(), "-cp", classPath, PrintPekkoLoggers.class.getName()));
+        var exit = runToExit(List.of(RunnableJar.java(), "-cp", classPath, PrintPekkoLoggers.class.getName()));
 
         assertEquals(0, exit.status(), exit.stderr());
         assertEquals("[org.apache.pekko.event.slf4j.Slf4jLogger] OFF", exit.stdout().strip());
@@ -131,7 +120,7 @@ class RunnableJarIT {
             port = probe.getLocalPort();
         }
         var stderr = dir.resolve("broker-stderr");
-        var process = new ProcessBuilder(java(), "-jar", jar(), "-p", String.valueOf(port))
+        var process = new ProcessBuilder(RunnableJar.java(), "-jar", RunnableJar.path(), "-p", String.valueOf(port))
                 .redirectOutput(dir.resolve("broker-stdout").toFile()).redirectError(stderr.toFile()).start();
         try (var socket = connectWithin(port, 30_000, process, stderr)) {
             socket.setSoTimeout(10_000);

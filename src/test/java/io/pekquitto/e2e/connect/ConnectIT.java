@@ -15,21 +15,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode;
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
-import io.pekquitto.e2e.V3Client;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.io.IOException;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,19 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ConnectIT {
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
-    private static Pekquitto broker;
-    private static int port;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        port = broker.port();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
 
     // ---- CONNACK
 
@@ -57,7 +42,7 @@ class ConnectIT {
     @Timeout(10)
     @DisplayName("3.1.1: CONNECT with Clean Session 1 is answered by CONNACK 20 02 00 00 [MQTT-3.2.0-1] [MQTT-3.2.2-1] [MQTT-3.1.4-4]")
     void connAckSuccessFor311() throws IOException {
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(Connect.of(V311, Names.clientId("ok3")).bytes());
             var connAck = client.expect(CONNACK);
             assertArrayEquals(new byte[] {0x00, 0x00}, connAck.body(), "Session Present 0, return code 0 (accepted)");
@@ -68,7 +53,7 @@ class ConnectIT {
     @Timeout(10)
     @DisplayName("5.0: CONNECT with Clean Start 1 is answered by CONNACK Success, Session Present 0 [MQTT-3.2.0-1] [MQTT-3.2.2-2] [MQTT-3.1.4-5]")
     void connAckSuccessFor5() throws IOException {
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(Connect.of(V5, Names.clientId("ok5")).bytes());
             var connAck = client.expect(CONNACK);
             assertFalse(connAck.sessionPresent());
@@ -80,12 +65,12 @@ class ConnectIT {
     @Timeout(10)
     @DisplayName("Paho 3.1.1 and HiveMQ 5.0 clients connect [MQTT-3.1.4-4] [MQTT-3.1.4-5]")
     void realClientsConnect() throws Exception {
-        try (var paho = V3Client.connect(port, Names.clientId("paho3"))) {
+        try (var paho = broker.v3(Names.clientId("paho3"))) {
             assertTrue(paho.paho().isConnected());
             assertFalse(paho.sessionPresent());
         }
         var hive = MqttClient.builder().useMqttVersion5().identifier(Names.clientId("hive5"))
-                .serverHost("127.0.0.1").serverPort(port).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
         var connAck = hive.connect();
         try {
             assertEquals(Mqtt5ConnAckReasonCode.SUCCESS, connAck.getReasonCode());
@@ -101,7 +86,7 @@ class ConnectIT {
     @Timeout(10)
     @DisplayName("3.1.1: an empty client id with Clean Session 0 gets CONNACK 0x02 (identifier rejected), then the connection closes [MQTT-3.1.3-8]")
     void emptyClientIdWithCleanSession0IsRejectedIn311() throws IOException {
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(Connect.of(V311, "").withCleanStart(false).bytes());
             var connAck = client.expect(CONNACK);
             assertEquals(0x02, connAck.connAckReason(), "return code 0x02 Identifier rejected");
@@ -114,7 +99,7 @@ class ConnectIT {
     @Timeout(10)
     @DisplayName("5.0: an empty client id is accepted with an Assigned Client Identifier, new for each connection [MQTT-3.2.2-16]")
     void emptyClientIdGetsAnAssignedClientIdentifierIn5() throws IOException {
-        try (var first = RawClient.open(port); var second = RawClient.open(port)) {
+        try (var first = broker.raw(); var second = broker.raw()) {
             first.send(Connect.of(V5, "").bytes());
             second.send(Connect.of(V5, "").bytes());
             var firstAck = first.expect(CONNACK);
@@ -137,7 +122,7 @@ class ConnectIT {
         var properties = new RawClient.Bytes()
                 .u8(0x15).string("SCRAM-SHA-1")      // Authentication Method
                 .toByteArray();
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(Connect.of(V5, Names.clientId("auth")).withProperties(properties).bytes());
             var connAck = client.expect(CONNACK);
             assertEquals("0x8C", RawClient.hex(connAck.connAckReason()));
@@ -153,7 +138,7 @@ class ConnectIT {
     void reservedConnectFlagIsRefused(int version) throws IOException {
         byte[] connect = Connect.of(version, Names.clientId("reserved")).bytes();
         connect[9] |= 0x01;   // Connect Flags: after the fixed header (2), "MQTT" (6) and the level (1)
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(connect);
             if (version == V5) expectOptionalConnAckThenClose(client, 0x81);
             else client.expectClosed(CLOSE_WAIT);
@@ -170,7 +155,7 @@ class ConnectIT {
                 .u8(0)                                 // (as if 5.0) property length 0
                 .string(Names.clientId("level6"))      // Client Identifier
                 .toByteArray();
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(RawClient.packet(0x10, body));
             var connAck = client.expect(CONNACK);
             int code = connAck.connAckReason();
@@ -195,11 +180,11 @@ class ConnectIT {
     @Timeout(10)
     @DisplayName("a packet other than CONNECT first closes the connection without CONNACK [MQTT-3.1.0-1] [MQTT-3.1.4-1]")
     void firstPacketMustBeConnect() throws IOException {
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(RawClient.pingReq());
             client.expectClosed(CLOSE_WAIT);
         }
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             client.send(RawClient.publish(V311, "a/b", 0, 0, "before connect"));
             client.expectClosed(CLOSE_WAIT);
         }
@@ -210,7 +195,7 @@ class ConnectIT {
     @DisplayName("3.1.1: a second CONNECT closes the connection [MQTT-3.1.0-2]")
     void secondConnectClosesIn311() throws IOException {
         var connect = Connect.of(V311, Names.clientId("twice3"));
-        try (var client = RawClient.connected(port, connect)) {
+        try (var client = broker.raw(connect)) {
             client.send(connect.bytes());
             client.expectClosed(CLOSE_WAIT);
         }
@@ -221,7 +206,7 @@ class ConnectIT {
     @DisplayName("5.0: a second CONNECT gets DISCONNECT 0x82 (Protocol Error), then the connection closes [MQTT-3.1.0-2]")
     void secondConnectIsAProtocolErrorIn5() throws IOException {
         var connect = Connect.of(V5, Names.clientId("twice5"));
-        try (var client = RawClient.connected(port, connect)) {
+        try (var client = broker.raw(connect)) {
             client.send(connect.bytes());
             client.expectDisconnect(0x82, CLOSE_WAIT);
         }
@@ -234,7 +219,7 @@ class ConnectIT {
     @Timeout(10)
     @DisplayName("PINGREQ is answered by PINGRESP D0 00 [MQTT-3.12.4-1]")
     void pingReqGetsPingResp(int version) throws IOException {
-        try (var client = RawClient.connected(port, Connect.of(version, Names.clientId("ping")))) {
+        try (var client = broker.raw(Connect.of(version, Names.clientId("ping")))) {
             for (int i = 0; i < 3; i++) {
                 client.send(RawClient.pingReq());
                 var pingResp = client.expect(PINGRESP);
@@ -249,7 +234,7 @@ class ConnectIT {
     @Timeout(15)
     @DisplayName("a client silent for 1.5 times its 1 s Keep Alive is disconnected (5.0: DISCONNECT 0x8D first) [MQTT-3.1.2-24 (3.1.1)] [MQTT-3.1.2-22 (5.0)]")
     void silentClientIsDisconnectedAfterOneAndAHalfKeepAlives(int version) throws IOException {
-        try (var client = RawClient.open(port)) {
+        try (var client = broker.raw()) {
             long start = System.nanoTime();
             client.send(Connect.of(version, Names.clientId("silent")).withKeepAlive(1).bytes());
             assertEquals(0, client.expect(CONNACK).connAckReason());
@@ -270,7 +255,7 @@ class ConnectIT {
     @Timeout(15)
     @DisplayName("a client that pings every 0.5 s within its 1 s Keep Alive stays connected for 3 s [MQTT-3.1.2-24 (3.1.1)] [MQTT-3.1.2-22 (5.0)]")
     void pingingClientStaysConnected(int version) throws IOException, InterruptedException {
-        try (var client = RawClient.connected(port, Connect.of(version, Names.clientId("pinger")).withKeepAlive(1))) {
+        try (var client = broker.raw(Connect.of(version, Names.clientId("pinger")).withKeepAlive(1))) {
             long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
             for (int i = 0; i < 10 && System.nanoTime() < end; i++) {
                 Thread.sleep(500);
@@ -289,8 +274,8 @@ class ConnectIT {
     @DisplayName("a second connection with the same client id closes the first (5.0: DISCONNECT 0x8E); the second keeps working [MQTT-3.1.4-2 (3.1.1)] [MQTT-3.1.4-3 (5.0)]")
     void sameClientIdTakesOver(int version) throws IOException {
         String clientId = Names.clientId("takeover");
-        try (var first = RawClient.connected(port, Connect.of(version, clientId));
-             var second = RawClient.connected(port, Connect.of(version, clientId))) {
+        try (var first = broker.raw(Connect.of(version, clientId));
+             var second = broker.raw(Connect.of(version, clientId))) {
             if (version == V5) {
                 first.expectDisconnect(0x8E, CLOSE_WAIT);  // Session taken over
             } else {

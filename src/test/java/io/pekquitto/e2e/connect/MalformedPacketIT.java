@@ -7,21 +7,18 @@ import static io.pekquitto.e2e.RawClient.V311;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,19 +32,8 @@ class MalformedPacketIT {
     private static final int MALFORMED_PACKET = 0x81;
     private static final int TOPIC_NAME_INVALID = 0x90;
 
-    private static Pekquitto broker;
-    private static int port;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        port = broker.port();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
 
     /** One malformed input: its bytes for each protocol level and the MQTT 5 DISCONNECT reason it earns. */
     enum Malformed {
@@ -157,7 +143,7 @@ class MalformedPacketIT {
     @Timeout(15)
     @DisplayName("a malformed packet closes the connection (5.0: DISCONNECT with its reason first) and the broker carries on [MQTT-4.13.1-1 (5.0)] [MQTT-4.8.0-1 (3.1.1)]")
     void malformedPacketClosesTheConnectionAndTheBrokerCarriesOn(Malformed malformed, int version) throws Exception {
-        try (var client = RawClient.connected(port, Connect.of(version, Names.clientId("bad")))) {
+        try (var client = broker.raw(Connect.of(version, Names.clientId("bad")))) {
             if (version == V5) {
                 client.send(malformed.v5);
                 client.expectDisconnect(malformed.reasonCode, Duration.ofSeconds(5));
@@ -172,8 +158,8 @@ class MalformedPacketIT {
     /** A QoS 1 round trip between two new connections of the same protocol level. */
     private static void assertQos1RoundTrip(int version) throws IOException {
         String topic = Names.topic("after-malformed");
-        try (var subscriber = RawClient.connected(port, Connect.of(version, Names.clientId("sub")));
-             var publisher = RawClient.connected(port, Connect.of(version, Names.clientId("pub")))) {
+        try (var subscriber = broker.raw(Connect.of(version, Names.clientId("sub")));
+             var publisher = broker.raw(Connect.of(version, Names.clientId("pub")))) {
             subscriber.send(RawClient.subscribe(version, 1, new Filter(topic, 1)));
             assertEquals(List.of(1), subscriber.expect(SUBACK).ackReasons(version));
             publisher.send(RawClient.publish(version, topic, 1, 1, "fine"));

@@ -19,8 +19,8 @@ import java.util.function.Predicate;
  * collected by a reader thread. Every wait has a deadline; {@link #close} kills the process
  * (SIGKILL on Linux), so a try-with-resources never leaves one behind.
  */
-final class ChildProcess implements AutoCloseable {
-    static final Duration DEADLINE = Duration.ofSeconds(10);
+public final class ChildProcess implements AutoCloseable {
+    public static final Duration DEADLINE = Duration.ofSeconds(10);
 
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -41,14 +41,14 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** Starts {@code command}; its stdin is closed at once. */
-    static ChildProcess start(List<String> command) throws IOException {
+    public static ChildProcess start(List<String> command) throws IOException {
         var child = new ChildProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
         child.process.getOutputStream().close();
         return child;
     }
 
     /** Starts {@code command} and writes {@code input} to its stdin, then closes it. */
-    static ChildProcess start(List<String> command, String input) throws IOException {
+    public static ChildProcess start(List<String> command, String input) throws IOException {
         var child = new ChildProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
         try (var stdin = child.process.getOutputStream()) {
             stdin.write(input.getBytes(StandardCharsets.UTF_8));
@@ -57,7 +57,7 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** Waits for an output line matching {@code wanted}; fails at the deadline. */
-    String awaitLine(Predicate<String> wanted) throws InterruptedException {
+    public String awaitLine(Predicate<String> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + DEADLINE.toNanos();
         for (long left = DEADLINE.toNanos(); left > 0; left = deadline - System.nanoTime()) {
             String line = lines.poll(left, TimeUnit.NANOSECONDS);
@@ -69,13 +69,13 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** The lines so far that match {@code wanted}, in order, without waiting. */
-    List<String> linesMatching(Predicate<String> wanted) {
+    public List<String> linesMatching(Predicate<String> wanted) {
         lines.drainTo(seen);
         return seen.stream().filter(wanted).toList();
     }
 
     /** Waits for the process to exit within the deadline and returns its exit code. */
-    int awaitExit() throws InterruptedException {
+    public int awaitExit() throws InterruptedException {
         if (!process.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) fail("still running after " + DEADLINE + ": " + output());
         // The reader thread may still hold the last lines: after an exit, wait for it to reach EOF.
         reader.join(DEADLINE.toMillis());
@@ -83,12 +83,12 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** Kills the process with SIGKILL: it sends nothing more, not even DISCONNECT. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         if (!process.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) fail("not dead after SIGKILL within " + DEADLINE);
     }
 
-    String output() {
+    public String output() {
         lines.drainTo(seen);
         return String.join("\n", seen);
     }

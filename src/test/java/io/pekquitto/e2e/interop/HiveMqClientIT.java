@@ -17,11 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,10 +32,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -50,20 +47,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the mesh, and a resumed session may come back on the other shard.
  */
 class HiveMqClientIT {
-    private static Pekquitto oneShard;
-    private static Pekquitto twoShards;
-
-    @BeforeAll
-    static void startBrokers() {
-        oneShard = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        twoShards = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(2));
-    }
-
-    @AfterAll
-    static void stopBrokers() {
-        if (oneShard != null) oneShard.close();
-        if (twoShards != null) twoShards.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension oneShard = BrokerExtension.inProcess();
+    @RegisterExtension
+    static final BrokerExtension twoShards = BrokerExtension.inProcess("shards = 2");
 
     private static int port(int shards) {
         return (shards == 1 ? oneShard : twoShards).port();

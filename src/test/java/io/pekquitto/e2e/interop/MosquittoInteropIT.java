@@ -1,74 +1,39 @@
 package io.pekquitto.e2e.interop;
 
+import static io.pekquitto.e2e.interop.MosquittoClients.FORMAT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Names;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Mosquitto's command-line clients (2.0, a C implementation of both versions) as child processes,
  * on a 2-shard broker: two processes started one after the other connect to different shards.
- * Skipped only when mosquitto_pub is not on the PATH ({@code .ci/run} installs mosquitto-clients).
+ * They fail when mosquitto_pub is not on the PATH ({@code .ci/run} installs mosquitto-clients).
  */
 class MosquittoInteropIT {
-    /** mosquitto_sub prints each message as topic|payload|QoS|retain. */
-    private static final String FORMAT = "%t|%p|%q|%r";
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess("shards = 2");
 
-    private static Pekquitto broker;
-    private static int port;
-
-    @BeforeAll
-    static void startBroker() {
-        assumeTrue(onPath("mosquitto_pub") && onPath("mosquitto_sub") && onPath("stdbuf"),
-                "mosquitto_pub, mosquitto_sub or stdbuf is not on the PATH");
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(2));
-        port = broker.port();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
-
-    private static boolean onPath(String program) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
-    }
-
-    /** mosquitto_sub with line-buffered stdout (a pipe here) and the common options first. */
     private static List<String> sub(String version, String clientId, String... options) {
-        var command = new ArrayList<>(List.of("stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p",
-                Integer.toString(port), "-V", version, "-i", clientId));
-        command.addAll(List.of(options));
-        return command;
+        return MosquittoClients.sub(broker.port(), version, clientId, options);
     }
 
     private static List<String> pub(String version, String clientId, String... options) {
-        var command = new ArrayList<>(List.of("mosquitto_pub", "-h", "127.0.0.1", "-p", Integer.toString(port),
-                "-V", version, "-i", clientId));
-        command.addAll(List.of(options));
-        return command;
+        return MosquittoClients.pub(broker.port(), version, clientId, options);
     }
 
     private static void publish(String version, String... options) throws Exception {

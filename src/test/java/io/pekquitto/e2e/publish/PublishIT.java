@@ -14,17 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
-import io.pekquitto.e2e.PahoClient;
-import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
-import io.pekquitto.e2e.V5Client;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -37,33 +32,18 @@ import java.util.stream.IntStream;
 import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 import org.eclipse.paho.mqttv5.common.packet.UserProperty;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** PUBLISH delivery: the three QoS levels, ordering, QoS downgrade, MQTT 5 properties and topic aliases (3.3, 4.3, 4.6). */
 class PublishIT {
-    private static Pekquitto broker;
-    private static int port;
-    private static Publishers publishers;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        port = broker.port();
-        publishers = new Publishers(port);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (publishers != null) publishers.close();
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
 
     @ParameterizedTest(name = "protocol level {0}, QoS {1}")
     @CsvSource({"4,0", "4,1", "4,2", "5,0", "5,1", "5,2"})
@@ -73,8 +53,8 @@ class PublishIT {
         String topic = Names.topic("round-trip");
         byte[] payload = new byte[1024];
         new Random(42).nextBytes(payload);  // every byte value, zero and 0xFF included
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             assertEquals(2, subscriber.subscribe(topic, 2));
             publisher.publish(topic, payload, qos, false);
             var message = subscriber.inbox().next();
@@ -93,8 +73,8 @@ class PublishIT {
     void hundredMessagesArriveOnceInOrder(int version, int qos) throws Exception {
         String topic = Names.topic("ordered");
         int count = 100;
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             assertEquals(qos, subscriber.subscribe(topic, qos));
             for (int i = 0; i < count; i++) publisher.publish(topic, Integer.toString(i), qos, false);
             var received = subscriber.inbox().next(count, Duration.ofSeconds(20));
@@ -112,8 +92,8 @@ class PublishIT {
     @DisplayName("a message is delivered at the lower of its QoS and the subscription's [MQTT-3.8.4-6 (3.1.1)] [MQTT-3.8.4-8 (5.0)]")
     void deliveryQosIsTheMinimumOfPublishAndSubscription(int version, int subscribed, int published, int delivered) throws Exception {
         String topic = Names.topic("downgrade");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             assertEquals(subscribed, subscriber.subscribe(topic, subscribed));
             publisher.publish(topic, "downgrade", published, false);
             var message = subscriber.inbox().next();
@@ -130,8 +110,8 @@ class PublishIT {
         var userProperties = List.of(new UserProperty("k1", "v1"), new UserProperty("k2", "v2"),
                 new UserProperty("k1", "v3"));   // a repeated key is allowed, and the order kept
         byte[] correlation = {0, 1, 2, (byte) 0xFE, (byte) 0xFF};
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
-            var publisher = publishers.v5();
+        try (var subscriber = broker.v5(Names.clientId("sub"))) {
+            var publisher = broker.publishers().v5();
             assertEquals(1, subscriber.subscribe(topic, 1));
             var properties = new MqttProperties();
             properties.setUserProperties(userProperties);
@@ -156,8 +136,8 @@ class PublishIT {
     @DisplayName("5.0: Paho publishing through topic aliases (the broker allows them) is delivered under the full topic name [MQTT-3.3.2-12]")
     void pahoTopicAliasesAreResolved() throws Exception {
         String topic = Names.topic("paho-alias");
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
-            var publisher = publishers.v5();
+        try (var subscriber = broker.v5(Names.clientId("sub"))) {
+            var publisher = broker.publishers().v5();
             Integer aliasMaximum = publisher.connAckProperties().getTopicAliasMaximum();
             assertNotNull(aliasMaximum, "the broker announces a Topic Alias Maximum (default 10)");
             assertTrue(aliasMaximum > 0);
@@ -178,8 +158,8 @@ class PublishIT {
     void rawTopicAliasIsResolved() throws Exception {
         String topic = Names.topic("raw-alias");
         byte[] alias1 = new RawClient.Bytes().u8(0x23).u16(1).toByteArray();  // Topic Alias = 1
-        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")));
-             var publisher = RawClient.connected(port, Connect.of(V5, Names.clientId("pub")))) {
+        try (var subscriber = broker.raw(Connect.of(V5, Names.clientId("sub")));
+             var publisher = broker.raw(Connect.of(V5, Names.clientId("pub")))) {
             // The subscriber sends no Topic Alias Maximum: the server must not send it aliases.
             subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             assertEquals(List.of(1), subscriber.expect(SUBACK).ackReasons(V5));
@@ -206,10 +186,10 @@ class PublishIT {
         String root = Names.topic("out-alias");
         byte[] aliasMaximum2 = new RawClient.Bytes().u8(0x22).u16(2).toByteArray();   // Topic Alias Maximum = 2
         var published = new LinkedHashMap<String, List<String>>();
-        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(aliasMaximum2))) {
+        try (var subscriber = broker.raw(Connect.of(V5, Names.clientId("sub")).withProperties(aliasMaximum2))) {
             subscriber.send(RawClient.subscribe(V5, 1, new Filter(root + "/#", 1)));
             subscriber.expect(SUBACK);
-            var publisher = publishers.v5();
+            var publisher = broker.publishers().v5();
             for (int round = 0; round < 3; round++) {
                 for (String level : List.of("a", "b", "c", "d")) {
                     String payload = level + round;
@@ -247,8 +227,8 @@ class PublishIT {
     @DisplayName("a QoS 2 PUBLISH sent again (DUP 1) before PUBREL is acknowledged but delivered once; after PUBCOMP the packet id is new [MQTT-4.3.3-2 (3.1.1)] [MQTT-4.3.3-10] [MQTT-4.3.3-12] (5.0)")
     void qos2ResendIsDeliveredOnce(int version) throws Exception {
         String topic = Names.topic("qos2-once");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"));
-             var publisher = RawClient.connected(port, Connect.of(version, Names.clientId("pub")))) {
+        try (var subscriber = broker.paho(version, Names.clientId("sub"));
+             var publisher = broker.raw(Connect.of(version, Names.clientId("pub")))) {
             assertEquals(2, subscriber.subscribe(topic, 2));
             byte[] publish = RawClient.publish(version, topic, 2, 5, "exactly once");
             publisher.send(publish);
@@ -276,8 +256,8 @@ class PublishIT {
     void serverRespectsTheClientsReceiveMaximum() throws Exception {
         String topic = Names.topic("receive-max");
         byte[] receiveMaximum2 = new RawClient.Bytes().u8(0x21).u16(2).toByteArray();   // Receive Maximum = 2
-        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(receiveMaximum2))) {
-            var publisher = publishers.v5();
+        try (var subscriber = broker.raw(Connect.of(V5, Names.clientId("sub")).withProperties(receiveMaximum2))) {
+            var publisher = broker.publishers().v5();
             subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             subscriber.expect(SUBACK);
             for (int i = 0; i < 5; i++) publisher.publish(topic, "m" + i, 1, false);
@@ -303,8 +283,8 @@ class PublishIT {
     void serverRespectsTheClientsMaximumPacketSize() throws Exception {
         String topic = Names.topic("max-size");
         byte[] maximumPacketSize = new RawClient.Bytes().u8(0x27).u32(100).toByteArray();   // Maximum Packet Size = 100
-        try (var subscriber = RawClient.connected(port, Connect.of(V5, Names.clientId("sub")).withProperties(maximumPacketSize))) {
-            var publisher = publishers.v5();
+        try (var subscriber = broker.raw(Connect.of(V5, Names.clientId("sub")).withProperties(maximumPacketSize))) {
+            var publisher = broker.publishers().v5();
             subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             subscriber.expect(SUBACK);
             publisher.publish(topic, "x".repeat(200), 1, false);

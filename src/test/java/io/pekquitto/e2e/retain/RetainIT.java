@@ -6,14 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
-import io.pekquitto.e2e.PahoClient;
-import io.pekquitto.e2e.Publishers;
-import io.pekquitto.e2e.V5Client;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -22,11 +17,10 @@ import java.util.TreeMap;
 import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.MqttSubscription;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -38,22 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * [-12] [-13] Retain As Published.
  */
 class RetainIT {
-    private static Pekquitto broker;
-    private static int port;
-    private static Publishers publishers;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        port = broker.port();
-        publishers = new Publishers(port);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (publishers != null) publishers.close();
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
 
     @ParameterizedTest(name = "protocol level {0}")
     @ValueSource(ints = {V311, V5})
@@ -61,9 +41,9 @@ class RetainIT {
     @DisplayName("a retained message is sent to a new subscriber with RETAIN 1 [MQTT-3.3.1-6] [MQTT-3.3.1-8] (3.1.1) [MQTT-3.3.1-5] [MQTT-3.3.1-9] (5.0)")
     void retainedMessageIsReplayedWithRetainFlag(int version) throws Exception {
         String topic = Names.topic("replay");
-        var publisher = publishers.get(version);
+        var publisher = broker.publishers().get(version);
         publisher.publish(topic, "kept", 1, true);
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             var message = subscriber.inbox().next();
             assertEquals(topic, message.topic());
@@ -80,10 +60,10 @@ class RetainIT {
     @DisplayName("a new retained message replaces the old one [MQTT-3.3.1-5] (3.1.1, 5.0)")
     void newRetainedMessageReplacesTheOld(int version) throws Exception {
         String topic = Names.topic("replace");
-        var publisher = publishers.get(version);
+        var publisher = broker.publishers().get(version);
         publisher.publish(topic, "old", 1, true);
         publisher.publish(topic, "new", 2, true);
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             var message = subscriber.inbox().next();
             assertEquals("new", message.text());
@@ -98,10 +78,10 @@ class RetainIT {
     @DisplayName("a non-retained message neither stores nor removes the retained one [MQTT-3.3.1-12] (3.1.1) [MQTT-3.3.1-8] (5.0)")
     void nonRetainedMessageLeavesTheRetainedOne(int version) throws Exception {
         String topic = Names.topic("keep");
-        var publisher = publishers.get(version);
+        var publisher = broker.publishers().get(version);
         publisher.publish(topic, "retained", 1, true);
         publisher.publish(topic, "passing", 1, false);
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             assertEquals("retained", subscriber.inbox().next().text());
             subscriber.inbox().expectNothing();
@@ -114,8 +94,8 @@ class RetainIT {
     @DisplayName("a retained message with an empty payload clears the retained message and is not stored [MQTT-3.3.1-10] [MQTT-3.3.1-11] (3.1.1) [MQTT-3.3.1-6] [MQTT-3.3.1-7] (5.0)")
     void emptyRetainedPayloadClears(int version) throws Exception {
         String topic = Names.topic("clear");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
-            var publisher = publishers.get(version);
+        try (var watcher = broker.paho(version, Names.clientId("watch"))) {
+            var publisher = broker.publishers().get(version);
             watcher.subscribe(topic, 1);
             publisher.publish(topic, "soon gone", 1, true);
             publisher.publish(topic, new byte[0], 1, true);
@@ -123,8 +103,8 @@ class RetainIT {
             assertEquals("soon gone", watcher.inbox().next().text());
             assertEquals(0, watcher.inbox().next().payload().length);
         }
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             subscriber.subscribe(topic, 1);
             // Retained messages are sent right after the SUBACK; a later live message marks their end.
             publisher.publish(topic, "marker", 1, false);
@@ -140,10 +120,10 @@ class RetainIT {
     void wildcardSubscriptionReceivesAllMatchingRetained(int version) throws Exception {
         String root = Names.topic("many");
         var retained = Map.of(root + "/a", "A", root + "/b/c", "BC", root + "/d", "D");
-        var publisher = publishers.get(version);
+        var publisher = broker.publishers().get(version);
         for (var entry : retained.entrySet()) publisher.publish(entry.getKey(), entry.getValue(), 1, true);
         publisher.publish(root + "/e", "not retained", 1, false);
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
             subscriber.subscribe(root + "/#", 1);
             var received = new TreeMap<String, String>();
             for (var message : subscriber.inbox().next(retained.size(), Duration.ofSeconds(5))) {
@@ -161,8 +141,8 @@ class RetainIT {
     @DisplayName("a retained message delivered live to an existing subscription has RETAIN 0 [MQTT-3.3.1-9] (3.1.1) [MQTT-3.3.1-12] (5.0)")
     void liveDeliveryHasRetainZero(int version) throws Exception {
         String topic = Names.topic("live");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             subscriber.subscribe(topic, 1);
             publisher.publish(topic, "live", 1, true);
             var message = subscriber.inbox().next();
@@ -177,9 +157,9 @@ class RetainIT {
     @DisplayName("subscribing again to the same filter re-sends the retained messages [MQTT-3.8.4-3 (3.1.1)] [MQTT-3.8.4-4 (5.0)]")
     void resubscribingResendsRetained(int version) throws Exception {
         String topic = Names.topic("resubscribe");
-        var publisher = publishers.get(version);
+        var publisher = broker.publishers().get(version);
         publisher.publish(topic, "again", 1, true);
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
             subscriber.subscribe(topic, 1);
             assertEquals("again", subscriber.inbox().next().text());
             subscriber.subscribe(topic, 1);
@@ -194,10 +174,10 @@ class RetainIT {
     @DisplayName("5.0: Retain Handling 1 sends retained messages only for a new subscription, 2 never [MQTT-3.3.1-10] [MQTT-3.3.1-11]")
     void retainHandling() throws Exception {
         String topic = Names.topic("handling");
-        var publisher = publishers.v5();
+        var publisher = broker.publishers().v5();
         publisher.publish(topic, "handled", 1, true);
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"));
-             var never = V5Client.connect(port, Names.clientId("never"))) {
+        try (var subscriber = broker.v5(Names.clientId("sub"));
+             var never = broker.v5(Names.clientId("never"))) {
             var ifNew = new MqttSubscription(topic, 1);
             ifNew.setRetainHandling(1);
             subscriber.subscribe(ifNew);
@@ -217,11 +197,11 @@ class RetainIT {
     @DisplayName("5.0: an expired retained message is discarded; a live one is sent with its Message Expiry Interval reduced (3.3.1.3) [MQTT-3.3.2-5] [MQTT-3.3.2-6]")
     void retainedMessagesExpire() throws Exception {
         String root = Names.topic("retained-expiry");
-        var publisher = publishers.v5();
+        var publisher = broker.publishers().v5();
         publisher.publish(root + "/short", withExpiry("short-lived", 1));
         publisher.publish(root + "/long", withExpiry("long-lived", 100));
         Thread.sleep(2_100);
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
+        try (var subscriber = broker.v5(Names.clientId("sub"))) {
             subscriber.subscribe(root + "/#", 1);
             var received = subscriber.inbox().within(Duration.ofSeconds(1));
             assertEquals(List.of("long-lived"), received.stream().map(Inbox.Message::text).toList(),
@@ -242,8 +222,8 @@ class RetainIT {
     @DisplayName("5.0: with Retain As Published, a live retained message keeps RETAIN 1 [MQTT-3.3.1-13]")
     void retainAsPublishedKeepsTheFlag() throws Exception {
         String topic = Names.topic("rap");
-        try (var subscriber = V5Client.connect(port, Names.clientId("sub"))) {
-            var publisher = publishers.v5();
+        try (var subscriber = broker.v5(Names.clientId("sub"))) {
+            var publisher = broker.publishers().v5();
             var subscription = new MqttSubscription(topic, 1);
             subscription.setRetainAsPublished(true);
             assertEquals(1, subscriber.subscribe(subscription));

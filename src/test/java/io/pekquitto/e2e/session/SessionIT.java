@@ -14,29 +14,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
-import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
-import io.pekquitto.e2e.V3Client;
-import io.pekquitto.e2e.V5Client;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -47,27 +41,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SessionIT {
     private static final int QUEUED = 5;
 
-    private static Pekquitto broker;
-    private static int port;
-    private static Publishers publishers;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        port = broker.port();
-        publishers = new Publishers(port);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (publishers != null) publishers.close();
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
 
     /** A persistent session: 3.1.1 Clean Session 0; 5.0 Clean Start 0 with the given Session Expiry Interval. */
     private static PahoClient connectKeepingSession(int version, String clientId, long sessionExpirySeconds) throws Exception {
-        if (version == V311) return V3Client.connect(port, clientId, options -> options.setCleanSession(false));
-        return V5Client.connect(port, clientId, options -> {
+        if (version == V311) return broker.v3(clientId, options -> options.setCleanSession(false));
+        return broker.v5(clientId, options -> {
             options.setCleanStart(false);
             options.setSessionExpiryInterval(sessionExpirySeconds);
         });
@@ -85,8 +65,8 @@ class SessionIT {
             first.subscribe(topic, 1);
             first.disconnect();
         }
-        try (var clean = PahoClient.connect(version, port, clientId)) {
-            var publisher = publishers.get(version);
+        try (var clean = broker.paho(version, clientId)) {
+            var publisher = broker.publishers().get(version);
             assertFalse(clean.sessionPresent(), "Session Present 0 after a clean start");
             publisher.publish(topic, "to the discarded subscription", 1, false);
             clean.inbox().expectNothing();
@@ -105,7 +85,7 @@ class SessionIT {
             assertEquals(2, first.subscribe(root + "/q2", 2));
             first.disconnect();
         }
-        var publisher = publishers.get(version);
+        var publisher = broker.publishers().get(version);
         for (int i = 0; i < QUEUED; i++) {
             publisher.publish(root + "/q1", "one-" + i, 1, false);
             publisher.publish(root + "/q2", "two-" + i, 2, false);
@@ -136,7 +116,7 @@ class SessionIT {
             first.subscribe(topic, 1);
             first.disconnect();
         }
-        var publisher = publishers.v5();
+        var publisher = broker.publishers().v5();
         publisher.publish(topic, "nobody home", 1, false);
         try (var again = connectKeepingSession(V5, clientId, 60)) {
             assertFalse(again.sessionPresent(), "the session ended with the connection");
@@ -154,7 +134,7 @@ class SessionIT {
             first.subscribe(topic, 1);
             first.disconnect();
         }
-        var publisher = publishers.v5();
+        var publisher = broker.publishers().v5();
         publisher.publish(topic, "waiting", 1, false);
         try (var again = connectKeepingSession(V5, clientId, 2)) {
             assertTrue(again.sessionPresent());
@@ -173,7 +153,7 @@ class SessionIT {
             first.disconnect();
         }
         Thread.sleep(3_000);   // the expiry plus a second of margin
-        var publisher = publishers.v5();
+        var publisher = broker.publishers().v5();
         publisher.publish(topic, "too late", 1, false);
         try (var again = connectKeepingSession(V5, clientId, 2)) {
             assertFalse(again.sessionPresent(), "the session expired");
@@ -191,7 +171,7 @@ class SessionIT {
             first.subscribe(topic, 1);
             first.disconnect();
         }
-        var publisher = publishers.v5();
+        var publisher = broker.publishers().v5();
         publisher.publish(topic, withExpiry("short-lived", 1));
         publisher.publish(topic, withExpiry("long-lived", 100));
         Thread.sleep(2_100);   // the first expires while queued
@@ -226,8 +206,8 @@ class SessionIT {
         String clientId = Names.clientId("resend1");
         String topic = Names.topic("resend1");
         int packetId;
-        try (var first = RawClient.connected(port, keepingSession(version, clientId))) {
-            var publisher = publishers.get(version);
+        try (var first = broker.raw(keepingSession(version, clientId))) {
+            var publisher = broker.publishers().get(version);
             first.send(RawClient.subscribe(version, 1, new Filter(topic, 1)));
             first.expect(SUBACK);
             publisher.publish(topic, "ack me", 1, false);
@@ -235,7 +215,7 @@ class SessionIT {
             assertFalse(publish.dup());
             packetId = publish.packetId();
         }   // closed without PUBACK
-        try (var resumed = RawClient.open(port)) {
+        try (var resumed = broker.raw()) {
             resumed.send(keepingSession(version, clientId).bytes());
             var connAck = resumed.expect(CONNACK);
             assertTrue(connAck.sessionPresent());
@@ -257,8 +237,8 @@ class SessionIT {
         String clientId = Names.clientId("resend2");
         String topic = Names.topic("resend2");
         int packetId;
-        try (var first = RawClient.connected(port, keepingSession(version, clientId))) {
-            var publisher = publishers.get(version);
+        try (var first = broker.raw(keepingSession(version, clientId))) {
+            var publisher = broker.publishers().get(version);
             first.send(RawClient.subscribe(version, 1, new Filter(topic, 2)));
             first.expect(SUBACK);
             publisher.publish(topic, "complete me", 2, false);
@@ -266,7 +246,7 @@ class SessionIT {
             first.send(RawClient.ack(PUBREC, packetId));
             assertEquals(packetId, first.expect(PUBREL).packetId());
         }   // closed without PUBCOMP
-        try (var resumed = RawClient.open(port)) {
+        try (var resumed = broker.raw()) {
             resumed.send(keepingSession(version, clientId).bytes());
             assertTrue(resumed.expect(CONNACK).sessionPresent());
             var pubRel = resumed.read();

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.paho.client.mqttv3.MqttException;
 
 /** The HiveMQ clients the high-volume tests use, connected through {@link MeshBroker#on}. */
 final class Clients {
@@ -105,6 +106,16 @@ final class Clients {
     static void disconnect(Mqtt5AsyncClient... clients) {
         for (var client : clients) {
             if (client != null && client.getState().isConnected()) client.disconnect().orTimeout(CONNECT_SECONDS, TimeUnit.SECONDS).join();
+        }
+    }
+
+    /** Disconnects and frees what a test connected, for its {@code @AfterEach}. */
+    static void disconnect(List<Mqtt5AsyncClient> clients, List<org.eclipse.paho.client.mqttv3.MqttClient> pahoClients)
+            throws MqttException {
+        clients.forEach(Clients::disconnect);
+        for (var client : pahoClients) {
+            if (client.isConnected()) client.disconnect();
+            client.close();
         }
     }
 

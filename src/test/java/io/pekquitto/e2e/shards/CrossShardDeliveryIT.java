@@ -6,10 +6,9 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Publishes cross the mesh: a publisher on one shard, its subscriber on the other. QoS 1 messages
@@ -24,17 +23,8 @@ class CrossShardDeliveryIT {
     /** Time for a duplicate to show up after the last expected message. */
     private static final Duration QUIET = Duration.ofMillis(300);
 
-    private static MeshBroker broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = MeshBroker.start(2);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final MeshBroker broker = MeshBroker.withShards(2);
 
     @Test
     void qos1FromShard1ReachesSubscriberOnShard0OnceEachInOrder() throws Exception {

@@ -23,11 +23,10 @@ import org.eclipse.paho.mqttv5.client.MqttConnectionOptions;
 import org.eclipse.paho.mqttv5.client.MqttDisconnectResponse;
 import org.eclipse.paho.mqttv5.common.MqttException;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A persistent session left offline on one shard and resumed on the other: the session (its
@@ -44,17 +43,8 @@ class CrossShardSessionIT {
     /** In the flowing test, the subscriber sends DISCONNECT from its callback after this many messages. */
     private static final int LEAVE_AFTER = 500;
 
-    private static MeshBroker broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = MeshBroker.start(2);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final MeshBroker broker = MeshBroker.withShards(2);
 
     // ---- Paho 3.1.1
 

@@ -20,12 +20,11 @@ import org.eclipse.paho.client.mqttv3.MqttClient;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Shared subscriptions whose members sit on both shards (MQTT 5, 4.8.2): each message of a group goes
@@ -42,28 +41,15 @@ class CrossShardSharedSubscriptionIT {
     private static final int LEAVERS = 6;
     private static final int LEAVE_AFTER = 80;
 
-    private static MeshBroker broker;
+    @RegisterExtension
+    static final MeshBroker broker = MeshBroker.withShards(2);
 
     private final List<Mqtt5AsyncClient> clients = new ArrayList<>();
     private final List<MqttClient> pahoClients = new ArrayList<>();
 
-    @BeforeAll
-    static void startBroker() {
-        broker = MeshBroker.start(2);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
-
     @AfterEach
     void disconnectClients() throws Exception {
-        clients.forEach(Clients::disconnect);
-        for (var client : pahoClients) {
-            if (client.isConnected()) client.disconnect();
-            client.close();
-        }
+        Clients.disconnect(clients, pahoClients);
     }
 
     private Mqtt5AsyncClient member(int shard, String sharedFilter, Received into) throws Exception {

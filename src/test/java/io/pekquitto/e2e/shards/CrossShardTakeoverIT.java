@@ -22,10 +22,9 @@ import org.eclipse.paho.mqttv5.client.MqttConnectionOptions;
 import org.eclipse.paho.mqttv5.client.MqttDisconnectResponse;
 import org.eclipse.paho.mqttv5.common.MqttException;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A client id connected on one shard connects again on the other: the first connection is closed
@@ -40,17 +39,8 @@ class CrossShardTakeoverIT {
     private static final Duration ARRIVAL = Duration.ofSeconds(5);
     private static final Duration QUIET = Duration.ofMillis(300);
 
-    private static MeshBroker broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = MeshBroker.start(2);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final MeshBroker broker = MeshBroker.withShards(2);
 
     /** A Paho MQTT 5 client recording what it receives and the reason code of a server DISCONNECT. */
     private static org.eclipse.paho.mqttv5.client.MqttClient paho5(String clientId, Received into,

@@ -2,11 +2,12 @@ package io.pekquitto.e2e.shards;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -27,17 +28,17 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.pattern.Patterns;
 
 /**
- * A broker started for a test, with what the test knows of its round-robin placement: the k-th
+ * A {@link BrokerExtension} with {@code shards} shards, for a test class (on a static field) or for
+ * each test (on an instance field), with what the test knows of its round-robin placement: the k-th
  * accepted TCP connection goes to shard {@code k % shards}, and the n-th connection a shard accepts
  * since it (re)started is its child {@code connection-n}. Clients connect strictly one after another
  * through {@link #on}, which first opens throwaway connections to reach the wanted shard, then checks
  * that the new connection's actor is where the count says: a test that thinks it spans two shards does.
  */
-final class MeshBroker implements AutoCloseable {
+final class MeshBroker extends BrokerExtension {
     private static final Duration ASK_TIMEOUT = Duration.ofSeconds(3);
     private static final AtomicInteger THROWAWAYS = new AtomicInteger();
 
-    private final Pekquitto broker;
     private final int shards;
     /** Connections accepted by the listener so far. */
     private int accepted;
@@ -47,11 +48,28 @@ final class MeshBroker implements AutoCloseable {
     /** The broker's dead letters by message class: a {@code Deliver} among them is a message lost. */
     private final Map<String, Integer> deadLetters = new ConcurrentHashMap<>();
 
-    private MeshBroker(Pekquitto broker, int shards) {
-        this.broker = broker;
+    /**
+     * A broker with {@code shards} shards and a larger offline/slow-session queue: the 10,000-message
+     * tests are about the mesh, not about {@code max-queued-messages} dropping what a slow subscriber
+     * has not taken yet (documented: more are dropped).
+     */
+    static MeshBroker withShards(int shards) {
+        return new MeshBroker(shards);
+    }
+
+    private MeshBroker(int shards) {
+        super("shards = " + shards + "\nmax-queued-messages = 100000");
         this.shards = shards;
         this.acceptedByShard = new int[shards];
-        var system = broker.actorSystem();
+    }
+
+    /** A new broker: no connection accepted yet, and its dead letters counted. */
+    @Override
+    protected void started() {
+        accepted = 0;
+        Arrays.fill(acceptedByShard, 0);
+        deadLetters.clear();
+        var system = pekquitto().actorSystem();
         var counter = system.systemActorOf(Behaviors.receive(DeadLetter.class).onMessage(DeadLetter.class, dead -> {
             deadLetters.merge(dead.message().getClass().getName(), 1, Integer::sum);
             return Behaviors.same();
@@ -64,26 +82,10 @@ final class MeshBroker implements AutoCloseable {
         return new TreeMap<>(deadLetters);
     }
 
-    /**
-     * The defaults with {@code shards} shards, except a larger offline/slow-session queue: the
-     * 10,000-message tests are about the mesh, not about {@code max-queued-messages} dropping what a
-     * slow subscriber has not taken yet (documented: more are dropped).
-     */
-    static BrokerSettings settings(int shards) {
-        return BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)).withShards(shards)
-                .withQueueLimits(100_000, 0);
-    }
-
-    static MeshBroker start(int shards) {
-        return new MeshBroker(Pekquitto.start(settings(shards), shard -> Behaviors.intercept(FailOnDemand::new, shard)), shards);
-    }
-
-    int port() {
-        return broker.port();
-    }
-
-    String uri() {
-        return "tcp://127.0.0.1:" + port();
+    /** The broker, its shards wrapped to fail on an {@link InjectedFailure}. */
+    @Override
+    protected Pekquitto startInProcess(BrokerSettings settings) {
+        return Pekquitto.start(settings, shard -> Behaviors.intercept(FailOnDemand::new, shard));
     }
 
     /** The shard the next accepted connection goes to. */
@@ -123,7 +125,7 @@ final class MeshBroker implements AutoCloseable {
     }
 
     boolean connectionExists(int shard, int n) throws Exception {
-        var selection = broker.actorSystem().classicSystem().actorSelection(path(shard, n));
+        var selection = pekquitto().actorSystem().classicSystem().actorSelection(path(shard, n));
         var reply = Patterns.ask(selection, new Identify(n), ASK_TIMEOUT).toCompletableFuture()
                 .get(ASK_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
         return ((ActorIdentity) reply).getActorRef().isPresent();
@@ -145,7 +147,7 @@ final class MeshBroker implements AutoCloseable {
 
     /** Makes the connection actor {@code connection-n} of {@code shard} fail (Pekko's Kill: it stops with an error). */
     void failConnection(int shard, int n) {
-        broker.actorSystem().classicSystem().actorSelection(path(shard, n)).tell(Kill.getInstance(), ActorRef.noSender());
+        pekquitto().actorSystem().classicSystem().actorSelection(path(shard, n)).tell(Kill.getInstance(), ActorRef.noSender());
     }
 
     /** A message the test sends a shard to make it throw. */
@@ -172,7 +174,7 @@ final class MeshBroker implements AutoCloseable {
     void failShard(int shard) throws Exception {
         int last = acceptedByShard[shard];
         assertTrue(last > 0, "fail a shard that has connections, to see them go");
-        broker.actorSystem().classicSystem().actorSelection("/user/shard-" + shard)
+        pekquitto().actorSystem().classicSystem().actorSelection("/user/shard-" + shard)
                 .tell(new InjectedFailure(), ActorRef.noSender());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (connectionExists(shard, last)) {
@@ -184,7 +186,7 @@ final class MeshBroker implements AutoCloseable {
     }
 
     private boolean shardExists(int shard) throws Exception {
-        var selection = broker.actorSystem().classicSystem().actorSelection("/user/shard-" + shard);
+        var selection = pekquitto().actorSystem().classicSystem().actorSelection("/user/shard-" + shard);
         var reply = Patterns.ask(selection, new Identify(shard), ASK_TIMEOUT).toCompletableFuture()
                 .get(ASK_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
         return ((ActorIdentity) reply).getActorRef().isPresent();
@@ -192,10 +194,5 @@ final class MeshBroker implements AutoCloseable {
 
     int shards() {
         return shards;
-    }
-
-    @Override
-    public void close() {
-        broker.close();
     }
 }

@@ -13,27 +13,17 @@ import org.eclipse.paho.client.mqttv3.MqttClient;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** One shard: the path without the mesh, for the same QoS 1 round trip between two clients. */
 @Timeout(60)
 class SingleShardIT {
     private static final int MESSAGES = 1_000;
 
-    private static MeshBroker broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = MeshBroker.start(1);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final MeshBroker broker = MeshBroker.withShards(1);
 
     @Test
     void qos1BetweenTwoClientsArrivesOnceEachInOrder() throws Exception {

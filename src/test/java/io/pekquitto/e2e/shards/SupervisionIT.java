@@ -17,9 +17,9 @@ import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Failures stay where they happen (DESIGN.md, supervision): a connection actor that throws takes only
@@ -34,23 +34,14 @@ class SupervisionIT {
     private static final Duration QUIET = Duration.ofMillis(300);
     private static final int MESSAGES = 100;
 
-    private MeshBroker broker;
+    @RegisterExtension
+    final MeshBroker broker = MeshBroker.withShards(2);
     private final List<Mqtt5AsyncClient> clients = new ArrayList<>();
     private final List<MqttClient> pahoClients = new ArrayList<>();
 
-    @BeforeEach
-    void startBroker() {
-        broker = MeshBroker.start(2);
-    }
-
     @AfterEach
-    void stopBroker() throws Exception {
-        clients.forEach(Clients::disconnect);
-        for (var client : pahoClients) {
-            if (client.isConnected()) client.disconnect();
-            client.close();
-        }
-        broker.close();
+    void disconnectClients() throws Exception {
+        Clients.disconnect(clients, pahoClients);
     }
 
     private Mqtt5AsyncClient v5(int shard, String role) throws Exception {

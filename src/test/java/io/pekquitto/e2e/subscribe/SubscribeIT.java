@@ -7,18 +7,13 @@ import static io.pekquitto.e2e.RawClient.V311;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
-import io.pekquitto.e2e.PahoClient;
-import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
 import io.pekquitto.e2e.V3Client;
-import io.pekquitto.e2e.V5Client;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,32 +22,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.eclipse.paho.mqttv5.common.MqttSubscription;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** SUBSCRIBE, SUBACK, topic filter matching, UNSUBSCRIBE and UNSUBACK (3.8 - 3.11, 4.7). */
 class SubscribeIT {
-    private static Pekquitto broker;
-    private static int port;
-    private static Publishers publishers;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        port = broker.port();
-        publishers = new Publishers(port);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (publishers != null) publishers.close();
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
 
     @ParameterizedTest(name = "protocol level {0}")
     @ValueSource(ints = {V311, V5})
@@ -61,7 +41,7 @@ class SubscribeIT {
     void subAckHasOneCodePerFilter(int version) throws Exception {
         String root = Names.topic("suback");
         int failure = version == V5 ? 0x8F : 0x80;   // 5.0: Topic Filter invalid; 3.1.1: Failure
-        try (var client = RawClient.connected(port, Connect.of(version, Names.clientId("suback")))) {
+        try (var client = broker.raw(Connect.of(version, Names.clientId("suback")))) {
             client.send(RawClient.subscribe(version, 42,
                     new Filter(root + "/a", 1),
                     new Filter("a/#/b", 1),           // '#' not last [MQTT-4.7.1-2 (3.1.1)] [MQTT-4.7.1-1 (5.0)]
@@ -80,7 +60,7 @@ class SubscribeIT {
     @DisplayName("5.0: Maximum QoS 3 or Retain Handling 3 in the Subscription Options is a Protocol Error: DISCONNECT 0x82 (3.8.3.1)")
     void invalidSubscriptionOptionsAreAProtocolErrorIn5() throws Exception {
         for (int options : new int[] {0x03, 0x30}) {   // Maximum QoS 3; Retain Handling 3
-            try (var client = RawClient.connected(port, Connect.of(V5, Names.clientId("options")))) {
+            try (var client = broker.raw(Connect.of(V5, Names.clientId("options")))) {
                 client.send(RawClient.subscribe(V5, 1, new Filter(Names.topic("options"), options)));
                 client.expectDisconnect(0x82, Duration.ofSeconds(5));
             }
@@ -91,7 +71,7 @@ class SubscribeIT {
     @Timeout(10)
     @DisplayName("3.1.1: a requested QoS of 3 is malformed: the connection closes [MQTT-3.8.3-4]")
     void requestedQos3ClosesIn311() throws Exception {
-        try (var client = RawClient.connected(port, Connect.of(V311, Names.clientId("qos3")))) {
+        try (var client = broker.raw(Connect.of(V311, Names.clientId("qos3")))) {
             client.send(RawClient.subscribe(V311, 1, new Filter(Names.topic("qos3"), 3)));
             client.expectClosed(Duration.ofSeconds(5));
         }
@@ -116,10 +96,10 @@ class SubscribeIT {
 
         var subscribers = new ArrayList<V3Client>();
         try {
-            var publisher = publishers.v3();
+            var publisher = broker.publishers().v3();
             for (String filter : expected.keySet()) {
                 // One client per filter: overlapping subscriptions of one client may legally give copies.
-                var subscriber = V3Client.connect(port, Names.clientId("sub"));
+                var subscriber = broker.v3(Names.clientId("sub"));
                 subscribers.add(subscriber);
                 assertEquals(1, subscriber.subscribe(filter, 1));
             }
@@ -144,10 +124,10 @@ class SubscribeIT {
         String plain = Names.topic("dollar").replace('/', '-');
         String dollarTopic = "$" + plain + "/x";
         String plainTopic = plain + "/x";
-        try (var hash = V3Client.connect(port, Names.clientId("hash"));
-             var plus = V3Client.connect(port, Names.clientId("plus"));
-             var dollar = V3Client.connect(port, Names.clientId("dollar"))) {
-            var publisher = publishers.v3();
+        try (var hash = broker.v3(Names.clientId("hash"));
+             var plus = broker.v3(Names.clientId("plus"));
+             var dollar = broker.v3(Names.clientId("dollar"))) {
+            var publisher = broker.publishers().v3();
             assertEquals(1, hash.subscribe("#", 1));
             assertEquals(1, plus.subscribe("+/x", 1));
             assertEquals(1, dollar.subscribe("$" + plain + "/#", 1));
@@ -169,8 +149,8 @@ class SubscribeIT {
     @DisplayName("after UNSUBSCRIBE (acknowledged by UNSUBACK) no new message for that filter is delivered [MQTT-3.10.4-2] [MQTT-3.10.4-4]")
     void unsubscribeStopsDelivery(int version) throws Exception {
         String root = Names.topic("unsub");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             assertEquals(1, subscriber.subscribe(root + "/a", 1));
             assertEquals(1, subscriber.subscribe(root + "/b", 1));
             publisher.publish(root + "/a", "before", 1, false);
@@ -190,7 +170,7 @@ class SubscribeIT {
     @DisplayName("5.0: UNSUBACK has a reason per filter in order: 0x00 Success, 0x11 No subscription existed [MQTT-3.11.3-1] [MQTT-3.10.4-5]")
     void unsubAckReasonsIn5() throws Exception {
         String root = Names.topic("unsuback5");
-        try (var client = RawClient.connected(port, Connect.of(V5, Names.clientId("unsub5")))) {
+        try (var client = broker.raw(Connect.of(V5, Names.clientId("unsub5")))) {
             client.send(RawClient.subscribe(V5, 1, new Filter(root + "/a", 1)));
             client.expect(SUBACK);
             client.send(RawClient.unsubscribe(V5, 2, root + "/a", root + "/never"));
@@ -204,7 +184,7 @@ class SubscribeIT {
     @Timeout(10)
     @DisplayName("3.1.1: UNSUBACK (remaining length 2, same packet id) answers even an UNSUBSCRIBE that deleted nothing [MQTT-3.10.4-4] [MQTT-3.10.4-5]")
     void unsubAckWithoutSubscriptionIn311() throws Exception {
-        try (var client = RawClient.connected(port, Connect.of(V311, Names.clientId("unsub3")))) {
+        try (var client = broker.raw(Connect.of(V311, Names.clientId("unsub3")))) {
             client.send(RawClient.unsubscribe(V311, 7, Names.topic("never")));
             var unsubAck = client.expect(UNSUBACK);
             assertEquals(0xB0, unsubAck.header(), "UNSUBACK, flags 0000");
@@ -219,8 +199,8 @@ class SubscribeIT {
     @DisplayName("overlapping subscriptions of one client: the message is delivered at the highest granted QoS [MQTT-3.3.5-1 (3.1.1)] [MQTT-3.3.4-2 (5.0)]")
     void overlappingSubscriptionsDeliverAtTheHighestQos(int version) throws Exception {
         String root = Names.topic("overlap");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             assertEquals(0, subscriber.subscribe(root + "/#", 0));
             assertEquals(2, subscriber.subscribe(root + "/a", 2));
             publisher.publish(root + "/a", "both match", 2, false);
@@ -243,8 +223,8 @@ class SubscribeIT {
     @DisplayName("a SUBSCRIBE with an existing filter replaces the subscription: one copy, at the new QoS [MQTT-3.8.4-3]")
     void sameFilterReplacesTheSubscription(int version) throws Exception {
         String topic = Names.topic("replace-sub");
-        try (var subscriber = PahoClient.connect(version, port, Names.clientId("sub"))) {
-            var publisher = publishers.get(version);
+        try (var subscriber = broker.paho(version, Names.clientId("sub"))) {
+            var publisher = broker.publishers().get(version);
             assertEquals(0, subscriber.subscribe(topic, 0));
             assertEquals(2, subscriber.subscribe(topic, 2));
             publisher.publish(topic, "once", 2, false);
@@ -262,8 +242,8 @@ class SubscribeIT {
         String unique = Names.topic("exact").replace('/', '-');
         String composed = unique + "/caf\u00e9";      // e-acute as one code point
         String decomposed = unique + "/cafe\u0301";   // e + combining acute accent
-        try (var subscriber = V3Client.connect(port, Names.clientId("sub"))) {
-            var publisher = publishers.v3();
+        try (var subscriber = broker.v3(Names.clientId("sub"))) {
+            var publisher = broker.publishers().v3();
             subscriber.subscribe(decomposed, 1);
             subscriber.subscribe(unique + "/Accounts", 1);
             subscriber.subscribe("+/" + unique, 1);
@@ -284,8 +264,8 @@ class SubscribeIT {
     @DisplayName("5.0: with No Local a client does not receive its own messages, but does receive others' [MQTT-3.8.3-3]")
     void noLocalSkipsOwnMessages() throws Exception {
         String topic = Names.topic("no-local");
-        try (var self = V5Client.connect(port, Names.clientId("self"));
-             var other = V5Client.connect(port, Names.clientId("other"))) {
+        try (var self = broker.v5(Names.clientId("self"));
+             var other = broker.v5(Names.clientId("other"))) {
             var subscription = new MqttSubscription(topic, 1);
             subscription.setNoLocal(true);
             assertEquals(1, self.subscribe(subscription));

@@ -8,28 +8,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
-import io.pekquitto.e2e.Publishers;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
 import io.pekquitto.e2e.RawClient.Will;
-import io.pekquitto.e2e.V3Client;
-import io.pekquitto.e2e.V5Client;
-import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,22 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * no expiry, so the will is due as soon as the connection ends.
  */
 class WillIT {
-    private static Pekquitto broker;
-    private static int port;
-    private static Publishers publishers;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = Pekquitto.start(BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0)));
-        port = broker.port();
-        publishers = new Publishers(port);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (publishers != null) publishers.close();
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
 
     private static Connect withWill(int version, String topic, boolean retain) {
         var will = new Will(topic, "gone".getBytes(StandardCharsets.UTF_8), 1, retain);
@@ -67,9 +47,9 @@ class WillIT {
     @DisplayName("the will is published when the connection closes without DISCONNECT [MQTT-3.1.2-8] [MQTT-3.1.2-16 (3.1.1)] [MQTT-3.1.2-14 (5.0)]")
     void willIsPublishedWhenTheSocketCloses(int version) throws Exception {
         String topic = Names.topic("will");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+        try (var watcher = broker.paho(version, Names.clientId("watch"))) {
             watcher.subscribe(topic, 1);
-            var mortal = RawClient.connected(port, withWill(version, topic, false));
+            var mortal = broker.raw(withWill(version, topic, false));
             mortal.close();   // no DISCONNECT: to the server the network failed
             var will = watcher.inbox().next();
             assertEquals(topic, will.topic());
@@ -86,11 +66,11 @@ class WillIT {
     void willIsPublishedWhenPahoDropsTheConnection(int version) throws Exception {
         String topic = Names.topic("paho-will");
         byte[] payload = "paho gone".getBytes(StandardCharsets.UTF_8);
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+        try (var watcher = broker.paho(version, Names.clientId("watch"))) {
             watcher.subscribe(topic, 1);
             PahoClient mortal = version == V311
-                    ? V3Client.connect(port, Names.clientId("paho3"), options -> options.setWill(topic, payload, 1, false))
-                    : V5Client.connect(port, Names.clientId("paho5"), options -> options.setWill(topic, new MqttMessage(payload, 1, false, new MqttProperties())));
+                    ? broker.v3(Names.clientId("paho3"), options -> options.setWill(topic, payload, 1, false))
+                    : broker.v5(Names.clientId("paho5"), options -> options.setWill(topic, new MqttMessage(payload, 1, false, new MqttProperties())));
             try (mortal) {
                 mortal.dropConnection();
             }
@@ -104,10 +84,10 @@ class WillIT {
     @DisplayName("a normal DISCONNECT discards the will [MQTT-3.1.2-10] [MQTT-3.14.4-3]")
     void normalDisconnectDiscardsTheWill(int version) throws Exception {
         String topic = Names.topic("no-will");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
-            var publisher = publishers.get(version);
+        try (var watcher = broker.paho(version, Names.clientId("watch"))) {
+            var publisher = broker.publishers().get(version);
             watcher.subscribe(topic, 1);
-            try (var mortal = RawClient.connected(port, withWill(version, topic, false))) {
+            try (var mortal = broker.raw(withWill(version, topic, false))) {
                 mortal.send(RawClient.disconnect(version, 0x00));
                 mortal.expectClosed(Duration.ofSeconds(5));
             }
@@ -124,9 +104,9 @@ class WillIT {
     @DisplayName("the will is published when the server closes the connection for a Keep Alive timeout (3.1.2.5) [MQTT-3.1.2-8]")
     void willIsPublishedAfterKeepAliveTimeout(int version) throws Exception {
         String topic = Names.topic("will-keepalive");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+        try (var watcher = broker.paho(version, Names.clientId("watch"))) {
             watcher.subscribe(topic, 1);
-            try (var mortal = RawClient.connected(port, withWill(version, topic, false).withKeepAlive(1))) {
+            try (var mortal = broker.raw(withWill(version, topic, false).withKeepAlive(1))) {
                 var will = watcher.inbox().next(Duration.ofSeconds(5));   // silent: closed after 1.5 s
                 assertEquals("gone", will.text());
                 if (version == V5) mortal.expectDisconnect(0x8D, Duration.ofSeconds(1));
@@ -141,9 +121,9 @@ class WillIT {
     @DisplayName("the will is published when the server closes the connection for a malformed packet (3.1.2.5) [MQTT-3.1.2-8]")
     void willIsPublishedAfterAProtocolError(int version) throws Exception {
         String topic = Names.topic("will-malformed");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+        try (var watcher = broker.paho(version, Names.clientId("watch"))) {
             watcher.subscribe(topic, 1);
-            try (var mortal = RawClient.connected(port, withWill(version, topic, false))) {
+            try (var mortal = broker.raw(withWill(version, topic, false))) {
                 mortal.send(new byte[] {0x36, 0x00});   // PUBLISH with QoS 3 [MQTT-3.3.1-4]
                 if (version == V5) mortal.expectDisconnect(0x81, Duration.ofSeconds(5));
                 else mortal.expectClosed(Duration.ofSeconds(5));
@@ -158,10 +138,10 @@ class WillIT {
     void takeoverPublishesTheOldConnectionsWillIn311() throws Exception {
         String topic = Names.topic("will-takeover");
         var connect = withWill(V311, topic, false);
-        try (var watcher = V3Client.connect(port, Names.clientId("watch"))) {
+        try (var watcher = broker.v3(Names.clientId("watch"))) {
             watcher.subscribe(topic, 1);
-            try (var old = RawClient.connected(port, connect);
-                 var replacement = RawClient.connected(port, Connect.of(V311, connect.clientId()))) {
+            try (var old = broker.raw(connect);
+                 var replacement = broker.raw(Connect.of(V311, connect.clientId()))) {
                 old.expectClosed(Duration.ofSeconds(5));
                 assertEquals("gone", watcher.inbox().next().text());
                 replacement.send(RawClient.pingReq());
@@ -175,9 +155,9 @@ class WillIT {
     @DisplayName("5.0: DISCONNECT with reason 0x04 (Disconnect with Will Message) publishes the will (3.14.2.1) [MQTT-3.1.2-8]")
     void disconnectWithWillMessagePublishesTheWill() throws Exception {
         String topic = Names.topic("will-04");
-        try (var watcher = V5Client.connect(port, Names.clientId("watch"))) {
+        try (var watcher = broker.v5(Names.clientId("watch"))) {
             watcher.subscribe(topic, 1);
-            try (var mortal = RawClient.connected(port, withWill(V5, topic, false))) {
+            try (var mortal = broker.raw(withWill(V5, topic, false))) {
                 mortal.send(RawClient.disconnect(V5, 0x04));
                 mortal.expectClosed(Duration.ofSeconds(5));
             }
@@ -190,10 +170,10 @@ class WillIT {
     @DisplayName("5.0: the will waits for its Will Delay Interval (2 s) while the session lives on (3.1.3.2.2) [MQTT-3.1.2-8]")
     void willDelayIntervalDelaysTheWill() throws Exception {
         String topic = Names.topic("will-delay");
-        try (var watcher = RawClient.connected(port, Connect.of(V5, Names.clientId("watch")))) {
+        try (var watcher = broker.raw(Connect.of(V5, Names.clientId("watch")))) {
             watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             watcher.expect(SUBACK);
-            RawClient.connected(port, delayedWill(Names.clientId("delayed"), topic)).close();
+            broker.raw(delayedWill(Names.clientId("delayed"), topic)).close();
             long closed = System.nanoTime();
             watcher.expectSilence(Duration.ofMillis(1_000));      // not before the delay
             var will = watcher.expect(PUBLISH, Duration.ofSeconds(4)).publish(V5);
@@ -209,12 +189,12 @@ class WillIT {
     void reconnectWithinTheWillDelayCancelsTheWill() throws Exception {
         String topic = Names.topic("will-cancelled");
         String clientId = Names.clientId("back");
-        try (var watcher = RawClient.connected(port, Connect.of(V5, Names.clientId("watch")))) {
+        try (var watcher = broker.raw(Connect.of(V5, Names.clientId("watch")))) {
             watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             watcher.expect(SUBACK);
-            RawClient.connected(port, delayedWill(clientId, topic)).close();
+            broker.raw(delayedWill(clientId, topic)).close();
             byte[] sessionExpiry10 = new RawClient.Bytes().u8(0x11).u32(10).toByteArray();
-            try (var back = RawClient.connected(port, Connect.of(V5, clientId).withCleanStart(false).withProperties(sessionExpiry10))) {
+            try (var back = broker.raw(Connect.of(V5, clientId).withCleanStart(false).withProperties(sessionExpiry10))) {
                 watcher.expectSilence(Duration.ofMillis(3_000));  // past the 2 s delay: no will
                 back.send(RawClient.disconnect(V5, 0x00));
             }
@@ -241,11 +221,11 @@ class WillIT {
                 .u8(0x26).string("k").string("v1")              // User Property k=v1
                 .u8(0x26).string("k").string("v2")              // User Property k=v2
                 .toByteArray();
-        try (var watcher = RawClient.connected(port, Connect.of(V5, Names.clientId("watch")))) {
+        try (var watcher = broker.raw(Connect.of(V5, Names.clientId("watch")))) {
             watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
             watcher.expect(SUBACK);
             var will = new Will(topic, "bye".getBytes(StandardCharsets.UTF_8), 1, false, willProperties);
-            RawClient.connected(port, Connect.of(V5, Names.clientId("props")).withWill(will)).close();
+            broker.raw(Connect.of(V5, Names.clientId("props")).withWill(will)).close();
             var publish = watcher.expect(PUBLISH).publish(V5);
             assertEquals("bye", publish.payloadText());
             assertFalse(publish.properties().containsKey(0x18),
@@ -264,12 +244,12 @@ class WillIT {
     @DisplayName("a will with Will Retain 1 is published as a retained message [MQTT-3.1.2-17 (3.1.1)] [MQTT-3.1.2-15 (5.0)]")
     void retainedWillIsRetained(int version) throws Exception {
         String topic = Names.topic("retained-will");
-        try (var watcher = PahoClient.connect(version, port, Names.clientId("watch"))) {
+        try (var watcher = broker.paho(version, Names.clientId("watch"))) {
             watcher.subscribe(topic, 1);
-            RawClient.connected(port, withWill(version, topic, true)).close();
+            broker.raw(withWill(version, topic, true)).close();
             assertEquals("gone", watcher.inbox().next().text());   // published: now it must be retained
         }
-        try (var latecomer = PahoClient.connect(version, port, Names.clientId("late"))) {
+        try (var latecomer = broker.paho(version, Names.clientId("late"))) {
             latecomer.subscribe(topic, 1);
             var will = latecomer.inbox().next();
             assertEquals("gone", will.text());

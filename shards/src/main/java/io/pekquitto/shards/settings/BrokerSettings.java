@@ -1,13 +1,18 @@
 package io.pekquitto.shards.settings;
 
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * The broker's settings, read once at start from the {@code pekquitto} configuration (ops builds this
- * from HOCON or TOML); actors never read configuration themselves. Each component documents its key
- * in the root {@code application.conf}.
+ * The broker's settings, read once at start from the {@code pekquitto} configuration by
+ * {@link SettingsReader} (ops layers a HOCON or TOML file and system properties over the defaults);
+ * actors never read configuration themselves. Each component documents its key in the root
+ * {@code application.conf}, which is also where every default comes from: {@link #defaults()} and
+ * {@link #parse(String)} read it, and no default is repeated in code.
  *
  * @param shards                number of shards, at least 1 ({@code pekquitto.shards}, {@code auto} = processors)
  * @param listeners             the MQTT listeners ({@code pekquitto.listeners}), at least one
@@ -31,6 +36,9 @@ import java.util.Objects;
  *                              0x93 ({@code pekquitto.receive-maximum-policy = strict}) or is tolerated ({@code lenient})
  * @param responseInformationPrefix the Response Information an MQTT 5 client that asks for it gets: this
  *                              prefix and its client id; empty sends none ({@code pekquitto.response-information-prefix})
+ * @param slowSubscriberPolicy  whether a subscriber that cannot keep up has its messages queued, then dropped
+ *                              ({@code queue}), or slows its publishers down ({@code throttle})
+ *                              ({@code pekquitto.slow-subscriber-policy})
  */
 public record BrokerSettings(
         int shards,
@@ -61,6 +69,7 @@ public record BrokerSettings(
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(placement, "placement");
         Objects.requireNonNull(responseInformationPrefix, "responseInformationPrefix");
+        Objects.requireNonNull(slowSubscriberPolicy, "slowSubscriberPolicy");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,
@@ -76,59 +85,30 @@ public record BrokerSettings(
                 "topic-alias-maximum must be 0..65535, not " + topicAliasMaximum);
     }
 
-    /** The settings with round-robin placement. */
-    public BrokerSettings(int shards, List<ListenerSettings> listeners, int maxPacketSize, int maxKeepAlive,
-                          int receiveMaximum, int maxInflightMessages, int maxQueuedMessages, boolean queueQos0Messages,
-                          boolean retainAvailable, int maxQos, int topicAliasMaximum, Duration maxSessionExpiry,
-                          Duration connectTimeout) {
-        this(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum, maxInflightMessages, maxQueuedMessages,
-                queueQos0Messages, retainAvailable, maxQos, topicAliasMaximum, maxSessionExpiry, connectTimeout,
-                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE);
-    }
-
     private static void require(boolean condition, String message) {
         if (!condition) throw new IllegalArgumentException(message);
     }
 
-    /** The built-in defaults on one listener; tests change what they need with the record's withers. */
-    public static BrokerSettings defaults(ListenerSettings listener) {
-        return new BrokerSettings(1, List.of(listener), PROTOCOL_MAX_PACKET_SIZE, 65_535, 20, 20, 1000, false,
-                true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10));
+    /** The built-in defaults: the root {@code application.conf} as packaged, nothing over it. */
+    public static BrokerSettings defaults() {
+        return SettingsReader.read(SettingsReader.defaults());
     }
 
-    public BrokerSettings withShards(int newShards) {
-        return new BrokerSettings(newShards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
-                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
-    }
-
-    public BrokerSettings withListeners(List<ListenerSettings> newListeners) {
-        return new BrokerSettings(shards, newListeners, maxPacketSize, maxKeepAlive, receiveMaximum,
-                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
-    }
-
-    public BrokerSettings withQueueLimits(int newMaxQueuedMessages, long newMaxQueuedBytes) {
-        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
-                maxInflightMessages, newMaxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, newMaxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
-    }
-
-    public BrokerSettings withStrictReceiveMaximum(boolean strict) {
-        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
-                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strict, responseInformationPrefix, slowSubscriberPolicy);
-    }
-
-    public BrokerSettings withResponseInformationPrefix(String prefix) {
-        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
-                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, placement, maxQueuedBytes, strictReceiveMaximum, prefix, slowSubscriberPolicy);
-    }
-
-    public BrokerSettings withPlacement(Placement newPlacement) {
-        return new BrokerSettings(shards, listeners, maxPacketSize, maxKeepAlive, receiveMaximum,
-                maxInflightMessages, maxQueuedMessages, queueQos0Messages, retainAvailable, maxQos,
-                topicAliasMaximum, maxSessionExpiry, connectTimeout, newPlacement, maxQueuedBytes, strictReceiveMaximum, responseInformationPrefix, slowSubscriberPolicy);
+    /**
+     * The defaults with {@code overrides} over them: HOCON keys without the {@code pekquitto} root, as in
+     * a {@code -c} file, e.g. {@code "shards = 2\nlisteners = [{host = \"127.0.0.1\", port = 0}]"}.
+     *
+     * @throws ConfigurationException as the command line reports it: an unknown key, a value of the wrong
+     *                                type or out of range, with the key's full path
+     */
+    public static BrokerSettings parse(String overrides) {
+        var options = ConfigParseOptions.defaults().setOriginDescription("overrides");
+        try {
+            var parsed = ConfigFactory.parseString(overrides, options).resolve();
+            return SettingsReader.read(parsed.atKey(SettingsReader.ROOT).withFallback(SettingsReader.defaults()));
+        } catch (ConfigException e) {
+            // A syntax error or an unresolved substitution; Typesafe's message names the line.
+            throw new ConfigurationException(e.getMessage(), e);
+        }
     }
 }

@@ -1,9 +1,28 @@
 package io.pekquitto.shards.settings;
 
-/** What a subscriber that reads slower than messages arrive costs ({@code slow-subscriber-policy}). */
+/**
+ * What the broker does when a subscriber cannot keep up with what it is sent
+ * ({@code pekquitto.slow-subscriber-policy}).
+ */
 public enum SlowSubscriberPolicy {
-    /** Its session queue grows to its limits, then drops and counts; publishers never wait for it. */
+    /**
+     * The subscriber's session queue grows to {@code max-queued-messages} / {@code max-queued-bytes},
+     * then messages are dropped and counted; publishers never wait for one subscriber (as in Mosquitto
+     * and HiveMQ).
+     */
     QUEUE,
-    /** The publishers are slowed down while it is congested (back-pressure); QoS 1/2 is kept. */
-    THROTTLE
+    /**
+     * The publishers of a congested subscriber are slowed down instead (back-pressure, QoS 1 and 2
+     * kept); a subscriber congested for 2 s is then treated as under {@link #QUEUE} until it drains.
+     */
+    THROTTLE;
+
+    /** Parses the configuration value ({@code queue} or {@code throttle}). */
+    public static SlowSubscriberPolicy parse(String text) {
+        return switch (text) {
+            case "queue" -> QUEUE;
+            case "throttle" -> THROTTLE;
+            default -> throw new IllegalArgumentException("slow-subscriber-policy must be queue or throttle, not " + text);
+        };
+    }
 }

@@ -12,14 +12,18 @@ import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ConnectNegotiationTest {
-    private static final BrokerSettings DEFAULTS = BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0));
+    private static final BrokerSettings DEFAULTS = BrokerSettings.defaults();
+    private static final String LIMITED = """
+            max-packet-size = 1000
+            max-keep-alive = 30
+            max-queued-messages = 10
+            max-session-expiry = 1h
+            connect-timeout = 5s
+            """;
 
     private static Connect connect(ProtocolVersion version, String clientId, boolean cleanStart, int keepAlive,
                                    Properties properties) {
@@ -44,8 +48,7 @@ class ConnectNegotiationTest {
 
     @Test
     void aKeepAliveAboveTheMaximumIsAnsweredWithServerKeepAlive() {  // 3.2.2.3.14
-        var settings = new BrokerSettings(1, List.of(new ListenerSettings("127.0.0.1", 0)), 1000, 30, 20, 20, 10,
-                false, true, 2, 10, Duration.ofHours(1), Duration.ofSeconds(5));
+        var settings = BrokerSettings.parse(LIMITED);
         var terms = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", true, 600, Properties.NONE), settings)
                 .terms().orElseThrow();
         assertEquals(30, terms.keepAliveSeconds());
@@ -55,8 +58,7 @@ class ConnectNegotiationTest {
 
     @Test
     void aSessionExpiryAboveTheMaximumIsLoweredAndAnnounced() {
-        var settings = new BrokerSettings(1, List.of(new ListenerSettings("127.0.0.1", 0)), 1000, 30, 20, 20, 10,
-                false, true, 2, 10, Duration.ofHours(1), Duration.ofSeconds(5));
+        var settings = BrokerSettings.parse(LIMITED);
         var properties = Properties.builder().set(PropertyId.SESSION_EXPIRY_INTERVAL, 86_400L).build();
         var terms = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", false, 10, properties), settings)
                 .terms().orElseThrow();
@@ -73,8 +75,7 @@ class ConnectNegotiationTest {
 
     @Test
     void aWillAboveMaxQosIsRefused() {  // [MQTT-3.2.2-12]
-        var settings = new BrokerSettings(1, List.of(new ListenerSettings("127.0.0.1", 0)), 1000, 30, 20, 20, 10,
-                false, true, 1, 10, Duration.ofHours(1), Duration.ofSeconds(5));
+        var settings = BrokerSettings.parse(LIMITED + "max-qos = 1\n");
         var will = new Will("w", Binary.utf8("bye"), QoS.EXACTLY_ONCE, false, Properties.NONE);
         var withWill = new Connect(ProtocolVersion.MQTT_5, "c", true, 10, Optional.of(will), Optional.empty(),
                 Optional.empty(), Properties.NONE);
@@ -93,7 +94,7 @@ class ConnectNegotiationTest {
     @Test
     void responseInformationOnlyWhenAskedAndConfigured() {  // [MQTT-3.1.2-28], 3.2.2.3.15
         var asking = Properties.builder().set(PropertyId.REQUEST_RESPONSE_INFORMATION, 1).build();
-        var configured = DEFAULTS.withResponseInformationPrefix("responses/");
+        var configured = BrokerSettings.parse("response-information-prefix = \"responses/\"");
         var answered = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c1", true, 10, asking), configured);
         assertEquals(Optional.of("responses/c1"), answered.terms().orElseThrow().connAckProperties().responseInformation());
         var notAsking = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c1", true, 10, Properties.NONE), configured);

@@ -12,7 +12,6 @@ import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
@@ -41,7 +40,7 @@ import org.apache.pekko.util.ByteString;
 class ConnectionProperties {
     private static ActorTestKit testKit;
     private static ActorRef<ShardMessage> shard;
-    private static final BrokerSettings SETTINGS = BrokerSettings.defaults(new ListenerSettings("127.0.0.1", 0));
+    private static final BrokerSettings SETTINGS = BrokerSettings.defaults();
     private static final InetSocketAddress REMOTE = new InetSocketAddress("127.0.0.1", 1);
 
     /** How a supervising parent saw its Connection child end. */

@@ -1,4 +1,4 @@
-package io.pekquitto.ops;
+package io.pekquitto.shards.settings;
 
 /**
  * A configuration the broker cannot start with: an unknown key, a value of the wrong type or out of

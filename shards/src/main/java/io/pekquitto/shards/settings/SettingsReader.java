@@ -1,14 +1,13 @@
-package io.pekquitto.ops;
+package io.pekquitto.shards.settings;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigList;
 import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
-import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
-import io.pekquitto.shards.settings.Placement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,20 +18,38 @@ import java.util.List;
  * It refuses what the broker could only misread: keys the defaults do not have (a typo would otherwise
  * be ignored), values of the wrong type or out of range, and durations without a unit. Every message
  * names the key's full path and where its value came from (a file and line, or a system property).
+ *
+ * <p>The defaults are the root {@code application.conf}, which the build packages into this module as
+ * {@code pekquitto/application.conf}: the one place where a default is written down.
  */
 public final class SettingsReader {
 
     /** The root of every broker key. */
     public static final String ROOT = "pekquitto";
 
+    /** Where the root {@code application.conf} is on the classpath. */
+    public static final String DEFAULTS_RESOURCE = "pekquitto/application.conf";
+
+    private static final Config DEFAULTS = ConfigFactory.parseResources(SettingsReader.class.getClassLoader(),
+            DEFAULTS_RESOURCE, ConfigParseOptions.defaults().setAllowMissing(false)).resolve();
+
     /** MQTT 5's largest Session Expiry Interval, four bytes of seconds, which means "never expires". */
     static final Duration PROTOCOL_MAX_SESSION_EXPIRY = Duration.ofSeconds(4_294_967_295L);
 
     private SettingsReader() {}
 
-    /** Reads the settings from {@code config}, which holds the defaults (as {@link ConfigLoader#load} gives). */
+    /**
+     * The built-in defaults alone: the root {@code application.conf} as packaged. Not
+     * {@code ConfigFactory.defaultReference()}, which also applies the JVM's system properties (a
+     * {@code -Dpekquitto.listeners.0.host} would turn the listener list into an object there).
+     */
+    public static Config defaults() {
+        return DEFAULTS;
+    }
+
+    /** Reads the settings from {@code config}, which holds the {@link #defaults} under what overrides them. */
     public static BrokerSettings read(Config config) {
-        var defaults = ConfigLoader.defaults().getObject(ROOT);
+        var defaults = DEFAULTS.getObject(ROOT);
         checkKnownKeys(config.getObject(ROOT), defaults, ROOT);
         try {
             return new BrokerSettings(
@@ -53,7 +70,7 @@ public final class SettingsReader {
                     config.getBytes(path("max-queued-bytes")),
                     receiveMaximumPolicy(config),
                     config.getString(path("response-information-prefix")),
-                    io.pekquitto.shards.settings.SlowSubscriberPolicy.QUEUE);
+                    SlowSubscriberPolicy.parse(config.getString(path("slow-subscriber-policy"))));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);

@@ -1,0 +1,187 @@
+package io.pekquitto.shards.settings;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigValueFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The reader's checks and messages. A configuration comes in as ops reads a {@code -c} file: a HOCON
+ * file parsed by Typesafe (its origin names the file and line), or a TOML file, which ops turns into
+ * plain maps and lists with the file as the origin and no line.
+ */
+class SettingsReaderTest {
+    private static final String HOCON_FILE = "broker.conf";
+    private static final String TOML_FILE = "broker.toml";
+
+    /** A HOCON file named {@value #HOCON_FILE} holding {@code text}, layered over the defaults. */
+    private static Config hocon(String text) {
+        var options = ConfigParseOptions.defaults().setOriginDescription(HOCON_FILE);
+        return layered(ConfigFactory.parseString(text, options));
+    }
+
+    /** A TOML file named {@value #TOML_FILE}, as ops's TOML reader gives it, layered over the defaults. */
+    private static Config toml(Map<String, Object> keys) {
+        return layered(ConfigValueFactory.fromMap(keys, TOML_FILE).toConfig());
+    }
+
+    private static Config layered(Config file) {
+        return file.atKey(SettingsReader.ROOT).withFallback(SettingsReader.defaults());
+    }
+
+    private static String error(Config config) {
+        return assertThrows(ConfigurationException.class, () -> SettingsReader.read(config)).getMessage();
+    }
+
+    @Test
+    void shardsAutoIsTheNumberOfProcessors() {
+        var processors = Runtime.getRuntime().availableProcessors();
+
+        assertEquals(processors, SettingsReader.read(hocon("shards = auto")).shards());
+        assertEquals(processors, SettingsReader.read(toml(Map.of("shards", "auto"))).shards());
+    }
+
+    @Test
+    void shardsNeitherANumberNorAutoIsRefused() {
+        assertEquals("pekquitto.shards must be a number of at least 1 or auto, not \"many\" (" + TOML_FILE + ")",
+                error(toml(Map.of("shards", "many"))));
+    }
+
+    @Test
+    void unknownKeyInATomlFileNamesTheKeyAndTheFile() {
+        var config = toml(Map.of("shards", 1L, "shardz", 2L));
+
+        assertEquals("pekquitto.shardz is not a known key (" + TOML_FILE + "); did you mean pekquitto.shards?", error(config));
+    }
+
+    @Test
+    void mosquittoSpellingGetsTheKnownKeySuggested() {
+        var message = error(hocon("max_inflight_messages = 10"));
+
+        assertTrue(message.startsWith("pekquitto.max_inflight_messages is not a known key (" + HOCON_FILE + ": 1)"), message);
+        assertTrue(message.endsWith("did you mean pekquitto.max-inflight-messages?"), message);
+    }
+
+    @Test
+    void farFetchedUnknownKeyGetsNoSuggestion() {
+        assertEquals("pekquitto.persistence is not a known key (" + TOML_FILE + ")", error(toml(Map.of("persistence", true))));
+    }
+
+    @Test
+    void unknownListenerKeyIsNamedWithItsIndex() {
+        var config = toml(Map.of("listeners", List.of(Map.of("port", 1883L), Map.of("prot", 1884L))));
+
+        assertEquals("pekquitto.listeners.1.prot is not a known key (" + TOML_FILE + "); did you mean pekquitto.listeners.1.port?",
+                error(config));
+    }
+
+    @Test
+    void keysWrappedInThePekquittoRootGetAHint() {
+        var message = error(hocon("pekquitto { max-qos = 1 }"));
+
+        assertTrue(message.startsWith("pekquitto.pekquitto is not a known key"), message);
+        assertTrue(message.contains("without the pekquitto { } root"), message);
+    }
+
+    @Test
+    void wrongTypeNamesThePathAndTheFile() {
+        var message = error(toml(Map.of("max-qos", "two")));
+
+        assertTrue(message.startsWith(TOML_FILE), message);
+        assertTrue(message.contains("pekquitto.max-qos"), message);
+    }
+
+    @Test
+    void maxQosThreeNamesTheKeyAndTheFile() {
+        assertEquals("pekquitto.max-qos must be 0, 1 or 2, not 3 (" + TOML_FILE + ")", error(toml(Map.of("max-qos", 3L))));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "shards, 0",
+        "max-packet-size, 1",
+        "max-packet-size, 268435461",
+        "max-keep-alive, 65536",
+        "receive-maximum, 0",
+        "max-inflight-messages, 65536",
+        "max-queued-messages, -1",
+        "max-qos, -1",
+        "topic-alias-maximum, 65536"})
+    void valueOutOfRangeNamesItsKeyAndLine(String key, String value) {
+        var message = error(hocon("\n" + key + " = " + value));
+
+        assertTrue(message.startsWith("pekquitto." + key + " must be "), message);
+        assertTrue(message.endsWith("(" + HOCON_FILE + ": 2)"), message);
+    }
+
+    @Test
+    void durationsTakeHoconUnits() {
+        var settings = SettingsReader.read(hocon("max-session-expiry = 7d\nconnect-timeout = 1500ms"));
+
+        assertEquals(Duration.ofDays(7), settings.maxSessionExpiry());
+        assertEquals(Duration.ofMillis(1500), settings.connectTimeout());
+    }
+
+    @Test
+    void durationWithoutAUnitIsRefused() {
+        assertEquals("pekquitto.connect-timeout needs a unit, e.g. 10s for seconds (" + TOML_FILE + ")",
+                error(toml(Map.of("connect-timeout", 10L))));
+    }
+
+    @Test
+    void sessionExpiryBeyondTheProtocolIsRefused() {
+        var message = error(hocon("max-session-expiry = 4294967296s"));
+
+        assertTrue(message.startsWith("pekquitto.max-session-expiry must be 0s..4294967295s"), message);
+    }
+
+    @Test
+    void zeroConnectTimeoutIsRefused() {
+        var message = error(hocon("connect-timeout = 0s"));
+
+        assertTrue(message.startsWith("pekquitto.connect-timeout must be longer than 0s"), message);
+    }
+
+    @Test
+    void listenerGivesOnlyWhatDiffersFromTheDefault() {
+        var settings = SettingsReader.read(toml(Map.of("listeners", List.of(Map.of("port", 8883L)))));
+
+        assertEquals(List.of(new ListenerSettings("0.0.0.0", 8883)), settings.listeners());
+    }
+
+    @Test
+    void listenerPortOutOfRangeNamesTheListener() {
+        var message = error(hocon("listeners = [ { port = 70000 } ]"));
+
+        assertTrue(message.startsWith("pekquitto.listeners.0.port: "), message);
+        assertTrue(message.endsWith("(" + HOCON_FILE + ": 1)"), message);
+    }
+
+    @Test
+    void noListenerIsRefused() {
+        assertEquals("pekquitto.listeners needs at least one listener (" + HOCON_FILE + ": 1)", error(hocon("listeners = []")));
+    }
+
+    @Test
+    void slowSubscriberPolicyIsQueueUnlessThrottleIsAskedFor() {
+        assertEquals(SlowSubscriberPolicy.QUEUE, SettingsReader.read(SettingsReader.defaults()).slowSubscriberPolicy());
+        assertEquals(SlowSubscriberPolicy.THROTTLE,
+                SettingsReader.read(hocon("slow-subscriber-policy = throttle")).slowSubscriberPolicy());
+    }
+
+    @Test
+    void unknownSlowSubscriberPolicyNamesTheKeyAndTheValues() {
+        assertEquals("pekquitto.slow-subscriber-policy must be queue or throttle, not drop (" + HOCON_FILE + ": 1)",
+                error(hocon("slow-subscriber-policy = drop")));
+    }
+}
