@@ -1,0 +1,149 @@
+package io.pekquitto.shards;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.SubscriptionOptions;
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.connection.ShardRequest;
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.session.SubscribeRequest;
+import io.pekquitto.shards.settings.BrokerSettings;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shard's timers and clock, under Pekko's {@link ManualTime} and a clock the test moves with it:
+ * session expiry, Will Delay and retained message expiry happen when their time has come, not before,
+ * and no test waits for them. Connections are test probes speaking the shard's request protocol.
+ */
+class ShardTimersTest {
+    private ActorTestKit testKit;
+    private ManualTime manualTime;
+    private final AtomicLong clock = new AtomicLong(1_000_000_000_000L);
+    private ActorRef<ShardMessage> shard;
+    /** The session each attached probe holds, as a connection would. */
+    private final Map<TestProbe<Connection.Command>, Session> sessions = new HashMap<>();
+
+    @BeforeEach
+    void start() {
+        testKit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
+        manualTime = ManualTime.get(testKit.system());
+        shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), "pekko.actor.default-dispatcher",
+                new AtomicReference<>(), new AtomicIntegerArray(1), clock::get), "shard");
+        shard.tell(new Shard.Peers(0, List.of(shard)));
+    }
+
+    @AfterEach
+    void stop() {
+        testKit.shutdownTestKit();
+    }
+
+    /** Both clocks move: the shard's timers (Pekko's scheduler) and the shard's {@code now}. */
+    private void advance(Duration duration) {
+        clock.addAndGet(duration.toNanos());
+        manualTime.timePasses(duration);
+    }
+
+    private TestProbe<Connection.Command> attach(String clientId, long expiry, boolean expectSessionPresent) {
+        TestProbe<Connection.Command> connection = testKit.createTestProbe();
+        shard.tell(new ShardRequest.Attach(clientId, false, expiry, connection.getRef()));
+        var attached = connection.expectMessageClass(Connection.Attached.class);
+        assertEquals(expectSessionPresent, attached.sessionPresent(), "Session Present");
+        sessions.put(connection, attached.session());
+        return connection;
+    }
+
+    private void release(String clientId, TestProbe<Connection.Command> connection, long expiry,
+                         Optional<ShardRequest.DelayedWill> will) {
+        shard.tell(new ShardRequest.Release(clientId, connection.getRef(), sessions.get(connection), expiry, will));
+        connection.expectMessage(Connection.ReleaseConfirmed.INSTANCE);
+        shard.tell(new ShardRequest.Drained(connection.getRef()));
+    }
+
+    private Connection.Subscribed subscribe(String clientId, TestProbe<Connection.Command> connection, String filter) {
+        shard.tell(new ShardRequest.Subscribe(clientId, 1, List.of(ReasonCode.GRANTED_QOS_0),
+                List.of(new SubscribeRequest(filter, SubscriptionOptions.of(QoS.AT_MOST_ONCE), 0)), connection.getRef()));
+        return connection.expectMessageClass(Connection.Subscribed.class);
+    }
+
+    @Test
+    void anOfflineSessionIsKeptUntilItsExpiryInterval() {  // [MQTT-3.1.2-23]
+        var first = attach("c", 10, false);
+        release("c", first, 10, Optional.empty());
+        advance(Duration.ofSeconds(9));
+        attach("c", 10, true);
+    }
+
+    @Test
+    void anOfflineSessionEndsWhenItsExpiryIntervalHasPassed() {  // 3.1.2.11.2
+        var first = attach("c", 10, false);
+        release("c", first, 10, Optional.empty());
+        advance(Duration.ofSeconds(10));
+        attach("c", 10, false);
+    }
+
+    @Test
+    void aDelayedWillIsPublishedAfterItsDelayAndNotBefore() {  // 3.1.3.2.2
+        var subscriber = attach("sub", 60, false);
+        subscribe("sub", subscriber, "will/#");
+        var client = attach("c", 60, false);
+        var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.get());
+        release("c", client, 60, Optional.of(new ShardRequest.DelayedWill(will, 5)));
+
+        advance(Duration.ofSeconds(4));
+        subscriber.expectNoMessage(Duration.ofMillis(100));
+        advance(Duration.ofSeconds(1));
+        var delivered = subscriber.expectMessageClass(Connection.Deliver.class);
+        assertEquals("will/c", delivered.messages().get(0).topic());
+    }
+
+    @Test
+    void aClientBackBeforeItsWillDelayCancelsTheWill() {  // [MQTT-3.1.3-9]
+        var subscriber = attach("sub", 60, false);
+        subscribe("sub", subscriber, "will/#");
+        var client = attach("c", 60, false);
+        var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.get());
+        release("c", client, 60, Optional.of(new ShardRequest.DelayedWill(will, 5)));
+
+        advance(Duration.ofSeconds(3));
+        attach("c", 60, true);
+        advance(Duration.ofSeconds(10));
+        subscriber.expectNoMessage(Duration.ofMillis(100));
+    }
+
+    @Test
+    void anExpiredRetainedMessageIsNotSentToANewSubscriber() {  // [MQTT-3.3.2-5]
+        var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 5L).build();
+        shard.tell(new ShardRequest.Route("pub", Message.received("r/t", Binary.utf8("x"), QoS.AT_MOST_ONCE, true,
+                properties, clock.get())));
+
+        var early = attach("early", 0, false);
+        assertEquals(1, subscribe("early", early, "r/#").retained().size(), "alive: sent");
+
+        advance(Duration.ofSeconds(5));
+        var late = attach("late", 0, false);
+        assertTrue(subscribe("late", late, "r/#").retained().isEmpty(), "expired: not sent");
+    }
+}

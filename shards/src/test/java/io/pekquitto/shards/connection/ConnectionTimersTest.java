@@ -1,0 +1,152 @@
+package io.pekquitto.shards.connection;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.pekquitto.protocol.ConnAck;
+import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.Disconnect;
+import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.PingReq;
+import io.pekquitto.protocol.PingResp;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.settings.BrokerSettings;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connection's timers under Pekko's {@link ManualTime} and a clock the test moves with it: Keep
+ * Alive and the CONNECT timeout end the connection when their time has come and not before. The shard
+ * is a probe; the socket an in-memory transport.
+ */
+class ConnectionTimersTest {
+    private static final BrokerSettings SETTINGS = BrokerSettings.defaults();
+
+    private ActorTestKit testKit;
+    private ManualTime manualTime;
+    private final AtomicLong clock = new AtomicLong(1_000_000_000_000L);
+    private TestProbe<ShardRequest> shard;
+    private final FakeTransport transport = new FakeTransport();
+    private ActorRef<Connection.Command> connection;
+
+    @BeforeEach
+    void start() {
+        testKit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
+        manualTime = ManualTime.get(testKit.system());
+        shard = testKit.createTestProbe();
+        connection = testKit.spawn(Connection.create(SETTINGS, shard.getRef(),
+                new InetSocketAddress("127.0.0.1", 1), clock::get));
+        connection.tell(new Connection.TransportReady(transport));
+    }
+
+    @AfterEach
+    void stop() {
+        testKit.shutdownTestKit();
+    }
+
+    private void advance(Duration duration) {
+        clock.addAndGet(duration.toNanos());
+        manualTime.timePasses(duration);
+    }
+
+    private void send(Packet packet) {
+        var buffer = PacketEncoder.encode(packet, ProtocolVersion.MQTT_5);
+        connection.tell(new Connection.BytesReceived(ByteString.fromByteBuffer(buffer)));
+    }
+
+    /** CONNECT with this Keep Alive, and the shard's answer: a new session. */
+    private void connect(int keepAlive) {
+        send(new Connect(ProtocolVersion.MQTT_5, "k", true, keepAlive, Optional.empty(), Optional.empty(),
+                Optional.empty(), Properties.NONE));
+        shard.expectMessageClass(ShardRequest.Attach.class);
+        connection.tell(new Connection.Attached(false, new Session("k", 100, false)));
+        awaitPackets(1);
+        assertInstanceOf(ConnAck.class, transport.packets(ProtocolVersion.MQTT_5).get(0));
+    }
+
+    private List<Packet> awaitPackets(int count) {
+        var probe = testKit.createTestProbe();
+        return probe.awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
+            var packets = transport.packets(ProtocolVersion.MQTT_5);
+            assertEquals(count, packets.size(), packets::toString);
+            return packets;
+        });
+    }
+
+    private void awaitClosed() {
+        testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
+            assertTrue(transport.closed.get(), "closed");
+            return null;
+        });
+    }
+
+    /**
+     * Nothing more happens within a moment of real time, in which the actor would have handled a timer
+     * that fired (the manual clock stands still meanwhile).
+     */
+    private void assertStillOpen() {
+        shard.expectNoMessage(Duration.ofMillis(50));
+        assertFalse(transport.closed.get(), "still open");
+    }
+
+    @Test
+    void silenceForOneAndAHalfTimesTheKeepAliveEndsTheConnection() {  // [MQTT-3.1.2-24]
+        connect(10);
+        advance(Duration.ofMillis(14_999));
+        assertStillOpen();
+        advance(Duration.ofMillis(1));
+        var disconnect = assertInstanceOf(Disconnect.class, awaitPackets(2).get(1));
+        assertEquals(ReasonCode.KEEP_ALIVE_TIMEOUT, disconnect.reason());
+        awaitClosed();
+        shard.expectMessageClass(ShardRequest.Release.class);
+    }
+
+    @Test
+    void anyPacketStartsTheKeepAliveAgain() {  // 3.1.2.10: any Control Packet, PINGREQ among them
+        connect(10);
+        advance(Duration.ofSeconds(10));
+        send(PingReq.INSTANCE);
+        assertInstanceOf(PingResp.class, awaitPackets(2).get(1));
+        advance(Duration.ofSeconds(10));
+        assertStillOpen();  // 20 s after CONNECT, 10 s after the PINGREQ
+        advance(Duration.ofSeconds(5));
+        assertInstanceOf(Disconnect.class, awaitPackets(3).get(2));
+        awaitClosed();
+    }
+
+    @Test
+    void keepAliveZeroTurnsTheCheckOff() {  // 3.1.2.10
+        connect(0);
+        advance(Duration.ofHours(2));
+        assertStillOpen();
+    }
+
+    @Test
+    void noConnectWithinTheConnectTimeoutClosesTheSocket() {
+        var timeout = SETTINGS.connectTimeout();
+        advance(timeout.minusMillis(1));
+        assertStillOpen();
+        advance(Duration.ofMillis(1));
+        awaitClosed();
+        assertTrue(transport.packets(ProtocolVersion.MQTT_5).isEmpty(), "nothing is sent before a CONNECT");
+        shard.expectNoMessage(Duration.ofMillis(10));
+    }
+}
