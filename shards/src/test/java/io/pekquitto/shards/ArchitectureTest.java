@@ -1,35 +1,95 @@
 package io.pekquitto.shards;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The MQTT rules the actors own are plain Java, testable without actors or sockets (STYLE.md 13). */
+/**
+ * The shape of the shards module: its packages form no cycle (the connection talks to its shard
+ * through {@code ShardRequest}, never through {@code Shard}), and the MQTT rules the actors own are
+ * plain Java, testable without actors or sockets (STYLE.md 13).
+ */
 class ArchitectureTest {
-    private final com.tngtech.archunit.core.domain.JavaClasses classes = new ClassFileImporter()
+    private final JavaClasses classes = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("io.pekquitto.shards");
 
     @Test
-    void sessionRulesDoNotUsePekko() {
-        noClasses().that().resideInAPackage("io.pekquitto.shards.session..")
+    void thePackagesOfShardsAreFreeOfCycles() {
+        // Each package is a slice, the root package (Shard, Mesh, Router, Broker) among them.
+        slices().matching("io.pekquitto.(**)").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void theConnectionDoesNotKnowTheShardActor() {
+        noClasses().that().resideInAPackage("io.pekquitto.shards.connection..")
+                .should().dependOnClassesThat().resideInAPackage("io.pekquitto.shards")
+                .check(classes);
+    }
+
+    @Test
+    void sessionRoutesMeshAndSettingsRulesDoNotUsePekko() {
+        noClasses().that().resideInAnyPackage("io.pekquitto.shards.session..", "io.pekquitto.shards.routes..",
+                        "io.pekquitto.shards.mesh..", "io.pekquitto.shards.settings..")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
                 .check(classes);
     }
 
     @Test
-    void meshRulesDoNotUsePekko() {
-        noClasses().that().resideInAPackage("io.pekquitto.shards.mesh..")
+    void theConnectionRulesDoNotUsePekko() {
+        // Only the actor, its message protocol and the socket side (transport, stage, reader, writer) may.
+        noClasses().that().haveNameMatching("io\\.pekquitto\\.shards\\.connection\\.(KeepAlive|InboundPublish|SubscribeChecks"
+                        + "|DeliveryWindow|LastWill|ConnectNegotiation|InboundTopicAliases|OutboundTopicAliases)(\\$.*)?")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
                 .check(classes);
     }
 
     @Test
-    void connectionRulesDoNotUsePekko() {
-        noClasses().that().haveSimpleName("ConnectNegotiation").or().haveSimpleName("InboundTopicAliases")
-                .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
+    void theRuleClassesNeverReadTheSystemClock() {
+        // Time is passed in (now) or comes from the clock the shard was given, which tests control.
+        noClasses().that().resideInAPackage("io.pekquitto.shards..").and().doNotHaveSimpleName("Broker")
+                .should().callMethod(System.class, "nanoTime")
+                .orShould().callMethod(System.class, "currentTimeMillis")
                 .check(classes);
+    }
+
+    @Test
+    void everyClassIsFinalOrAbstract() {
+        classes().that().resideInAPackage("io.pekquitto.shards..").and().areNotInterfaces()
+                .and().areNotEnums().and().areNotRecords().and().areTopLevelClasses()
+                .should().haveModifier(com.tngtech.archunit.core.domain.JavaModifier.FINAL)
+                .orShould().haveModifier(com.tngtech.archunit.core.domain.JavaModifier.ABSTRACT)
+                .check(classes);
+    }
+
+    @Test
+    void noMainSourceFileIsLongerThan450Lines() throws IOException {
+        var root = Path.of("").toAbsolutePath().getParent();  // the reactor: surefire runs in shards/
+        try (Stream<Path> files = Files.walk(root)) {
+            var tooLong = files.filter(path -> path.toString().endsWith(".java"))
+                    .filter(path -> path.toString().contains("/src/main/"))
+                    .filter(path -> lines(path) > 450)
+                    .map(path -> root.relativize(path) + " (" + lines(path) + " lines)")
+                    .toList();
+            assertTrue(tooLong.isEmpty(), "one concern per file: " + tooLong);
+        }
+    }
+
+    private static long lines(Path path) {
+        try (var lines = Files.lines(path)) {
+            return lines.count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }
