@@ -7,6 +7,7 @@ import com.typesafe.config.ConfigFactory;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.SubscriptionOptions;
@@ -18,6 +19,7 @@ import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SubscribeRequest;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -133,17 +135,42 @@ class ShardTimersTest {
         subscriber.expectNoMessage(Duration.ofMillis(100));
     }
 
+    private Message withExpiry(String topic, String payload, boolean retain, long seconds) {
+        var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, seconds).build();
+        return Message.received(topic, Binary.utf8(payload), QoS.AT_LEAST_ONCE, retain, properties, clock.get());
+    }
+
     @Test
-    void anExpiredRetainedMessageIsNotSentToANewSubscriber() {  // [MQTT-3.3.2-5]
-        var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 5L).build();
-        shard.tell(new ShardRequest.Route("pub", Message.received("r/t", Binary.utf8("x"), QoS.AT_MOST_ONCE, true,
-                properties, clock.get())));
-
+    void anExpiredRetainedMessageIsDiscardedAndALiveOneKeepsWhatIsLeftOfItsInterval() {  // [MQTT-3.3.2-5] [MQTT-3.3.2-6]
+        shard.tell(new ShardRequest.Route("pub", withExpiry("r/short", "short-lived", true, 1)));
+        shard.tell(new ShardRequest.Route("pub", withExpiry("r/long", "long-lived", true, 100)));
         var early = attach("early", 0, false);
-        assertEquals(1, subscribe("early", early, "r/#").retained().size(), "alive: sent");
+        assertEquals(2, subscribe("early", early, "r/#").retained().size(), "both alive: both sent");
 
-        advance(Duration.ofSeconds(5));
+        advance(Duration.ofSeconds(2));
         var late = attach("late", 0, false);
-        assertTrue(subscribe("late", late, "r/#").retained().isEmpty(), "expired: not sent");
+        var retained = subscribe("late", late, "r/#").retained();
+        assertEquals(List.of("r/long"), retained.stream().map(Message::topic).toList(), "the expired one is discarded");
+        var sent = retained.get(0).toPublish(0, false, clock.get());  // QoS 0: the subscription's maximum
+        assertEquals(Optional.of(98L), sent.properties().messageExpiryInterval(), "100 s less the 2 s it was retained");
+    }
+
+    @Test
+    void aQueuedMessageExpiresWhileItsSessionIsOffline() {  // [MQTT-3.3.2-5] [MQTT-3.3.2-6]
+        var subscriber = attach("sub", 60, false);
+        shard.tell(new ShardRequest.Subscribe("sub", 1, List.of(ReasonCode.GRANTED_QOS_1),
+                List.of(new SubscribeRequest("q/#", SubscriptionOptions.of(QoS.AT_LEAST_ONCE), 0)), subscriber.getRef()));
+        subscriber.expectMessageClass(Connection.Subscribed.class);
+        release("sub", subscriber, 60, Optional.empty());
+        shard.tell(new ShardRequest.Route("pub", withExpiry("q/t", "short-lived", false, 1)));
+        shard.tell(new ShardRequest.Route("pub", withExpiry("q/t", "long-lived", false, 100)));
+
+        advance(Duration.ofSeconds(2));
+        var back = attach("sub", 60, true);
+        var sent = new ArrayList<Publish>();
+        sessions.get(back).drain(10, clock.get(), sent::add);
+        assertEquals(List.of("long-lived"), sent.stream().map(p -> p.payload().asUtf8()).toList(),
+                "the queued message whose interval passed is not delivered");
+        assertEquals(Optional.of(98L), sent.get(0).properties().messageExpiryInterval());
     }
 }

@@ -7,16 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.BrokerExtension;
-import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.MqttSubscription;
-import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * store, [-6] send on subscribe, [-8] RETAIN 1 on that send, [-9] RETAIN 0 on live delivery, [-10]
  * [-11] empty payload clears, [-12] RETAIN 0 leaves the retained message; 5.0 [MQTT-3.3.1-5] replace
  * and store, [-6] [-7] empty payload clears, [-8] RETAIN 0 leaves it, [-9] Retain Handling 0 sends,
- * [-12] [-13] Retain As Published.
+ * [-12] [-13] Retain As Published. The expiry of a retained message is a timer: ShardTimersTest checks
+ * it under a manual clock.
  */
 class RetainIT {
     @RegisterExtension
@@ -190,31 +186,6 @@ class RetainIT {
             never.subscribe(noRetained);
             never.inbox().expectNothing();
         }
-    }
-
-    @Test
-    @Timeout(15)
-    @DisplayName("5.0: an expired retained message is discarded; a live one is sent with its Message Expiry Interval reduced (3.3.1.3) [MQTT-3.3.2-5] [MQTT-3.3.2-6]")
-    void retainedMessagesExpire() throws Exception {
-        String root = Names.topic("retained-expiry");
-        var publisher = broker.publishers().v5();
-        publisher.publish(root + "/short", withExpiry("short-lived", 1));
-        publisher.publish(root + "/long", withExpiry("long-lived", 100));
-        Thread.sleep(2_100);
-        try (var subscriber = broker.v5(Names.clientId("sub"))) {
-            subscriber.subscribe(root + "/#", 1);
-            var received = subscriber.inbox().within(Duration.ofSeconds(1));
-            assertEquals(List.of("long-lived"), received.stream().map(Inbox.Message::text).toList(),
-                    "only the unexpired retained message is sent");
-            long left = received.get(0).properties().getMessageExpiryInterval();
-            assertTrue(left <= 98, "Message Expiry Interval " + left + " after 2 s retained: not reduced by the wait");
-        }
-    }
-
-    private static MqttMessage withExpiry(String payload, long seconds) {
-        var properties = new MqttProperties();
-        properties.setMessageExpiryInterval(seconds);
-        return new MqttMessage(payload.getBytes(StandardCharsets.UTF_8), 1, true, properties);
     }
 
     @Test

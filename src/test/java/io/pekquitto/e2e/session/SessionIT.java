@@ -21,12 +21,9 @@ import io.pekquitto.e2e.PahoClient;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.eclipse.paho.mqttv5.common.MqttMessage;
-import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,6 +34,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Sessions across connections: Clean Session (3.1.1) / Clean Start and Session Expiry Interval (5.0),
  * Session Present, subscriptions kept and QoS 1 and 2 messages queued while offline (3.1.2.4, 3.1.2.11.2, 4.1).
+ * Session expiry and message expiry are timers: ShardTimersTest checks them under a manual clock, so no
+ * test here waits for them.
  */
 class SessionIT {
     private static final int QUEUED = 5;
@@ -140,55 +139,6 @@ class SessionIT {
             assertTrue(again.sessionPresent());
             assertEquals("waiting", again.inbox().next().text());
         }
-    }
-
-    @Test
-    @Timeout(20)
-    @DisplayName("5.0: a session with Session Expiry Interval 2 s is gone 3 s after the disconnect [MQTT-4.1.0-2] [MQTT-3.2.2-3]")
-    void sessionExpires() throws Exception {
-        String clientId = Names.clientId("expires");
-        String topic = Names.topic("expires");
-        try (var first = connectKeepingSession(V5, clientId, 2)) {
-            first.subscribe(topic, 1);
-            first.disconnect();
-        }
-        Thread.sleep(3_000);   // the expiry plus a second of margin
-        var publisher = broker.publishers().v5();
-        publisher.publish(topic, "too late", 1, false);
-        try (var again = connectKeepingSession(V5, clientId, 2)) {
-            assertFalse(again.sessionPresent(), "the session expired");
-            again.inbox().expectNothing();
-        }
-    }
-
-    @Test
-    @Timeout(15)
-    @DisplayName("5.0: a queued message whose Message Expiry Interval passed is not delivered; a live one arrives with the interval reduced by the wait [MQTT-3.3.2-5] [MQTT-3.3.2-6]")
-    void messageExpiryAppliesToQueuedMessages() throws Exception {
-        String clientId = Names.clientId("expiry");
-        String topic = Names.topic("expiry");
-        try (var first = connectKeepingSession(V5, clientId, 60)) {
-            first.subscribe(topic, 1);
-            first.disconnect();
-        }
-        var publisher = broker.publishers().v5();
-        publisher.publish(topic, withExpiry("short-lived", 1));
-        publisher.publish(topic, withExpiry("long-lived", 100));
-        Thread.sleep(2_100);   // the first expires while queued
-        try (var resumed = connectKeepingSession(V5, clientId, 60)) {
-            assertTrue(resumed.sessionPresent());
-            var received = resumed.inbox().within(Duration.ofSeconds(1));
-            assertEquals(List.of("long-lived"), received.stream().map(Inbox.Message::text).toList(),
-                    "only the unexpired message is delivered");
-            long left = received.get(0).properties().getMessageExpiryInterval();
-            assertTrue(left <= 98, "Message Expiry Interval " + left + " after 2 s queued: not reduced by the wait");
-        }
-    }
-
-    private static MqttMessage withExpiry(String payload, long seconds) {
-        var properties = new MqttProperties();
-        properties.setMessageExpiryInterval(seconds);
-        return new MqttMessage(payload.getBytes(StandardCharsets.UTF_8), 1, false, properties);
     }
 
     /** A raw CONNECT that keeps the session: Clean Session 0 (3.1.1), or Clean Start 0 with Session Expiry Interval 60 s (5.0). */

@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Will Messages (3.1.2.5 - 3.1.2.7, 3.14.4). The will owner is the raw client, so the test decides
  * exactly whether a DISCONNECT is sent; MQTT 5 wills here have no Will Delay Interval and the session
- * no expiry, so the will is due as soon as the connection ends.
+ * no expiry, so the will is due as soon as the connection ends. The Will Delay Interval is a timer:
+ * ShardTimersTest checks it under a manual clock, so no test here waits for it.
  */
 class WillIT {
     @RegisterExtension
@@ -165,50 +166,7 @@ class WillIT {
         }
     }
 
-    @Test
-    @Timeout(15)
-    @DisplayName("5.0: the will waits for its Will Delay Interval (2 s) while the session lives on (3.1.3.2.2) [MQTT-3.1.2-8]")
-    void willDelayIntervalDelaysTheWill() throws Exception {
-        String topic = Names.topic("will-delay");
-        try (var watcher = broker.raw(Connect.of(V5, Names.clientId("watch")))) {
-            watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
-            watcher.expect(SUBACK);
-            broker.raw(delayedWill(Names.clientId("delayed"), topic)).close();
-            long closed = System.nanoTime();
-            watcher.expectSilence(Duration.ofMillis(1_000));      // not before the delay
-            var will = watcher.expect(PUBLISH, Duration.ofSeconds(4)).publish(V5);
-            long waited = Duration.ofNanos(System.nanoTime() - closed).toMillis();
-            assertEquals("delayed", will.payloadText());
-            assertTrue(waited >= 1_900, "published after " + waited + " ms, before the 2 s Will Delay Interval");
-        }
-    }
-
-    @Test
-    @Timeout(15)
-    @DisplayName("5.0: reconnecting within the Will Delay Interval cancels the will [MQTT-3.1.3-9]")
-    void reconnectWithinTheWillDelayCancelsTheWill() throws Exception {
-        String topic = Names.topic("will-cancelled");
-        String clientId = Names.clientId("back");
-        try (var watcher = broker.raw(Connect.of(V5, Names.clientId("watch")))) {
-            watcher.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
-            watcher.expect(SUBACK);
-            broker.raw(delayedWill(clientId, topic)).close();
-            byte[] sessionExpiry10 = new RawClient.Bytes().u8(0x11).u32(10).toByteArray();
-            try (var back = broker.raw(Connect.of(V5, clientId).withCleanStart(false).withProperties(sessionExpiry10))) {
-                watcher.expectSilence(Duration.ofMillis(3_000));  // past the 2 s delay: no will
-                back.send(RawClient.disconnect(V5, 0x00));
-            }
-        }
-    }
-
     /** A 5.0 CONNECT whose will ("delayed", QoS 1) has a Will Delay Interval of 2 s, in a session that outlives it (10 s). */
-    private static Connect delayedWill(String clientId, String topic) {
-        byte[] willDelay2 = new RawClient.Bytes().u8(0x18).u32(2).toByteArray();       // Will Delay Interval = 2
-        byte[] sessionExpiry10 = new RawClient.Bytes().u8(0x11).u32(10).toByteArray(); // Session Expiry Interval = 10
-        return Connect.of(V5, clientId).withProperties(sessionExpiry10)
-                .withWill(new Will(topic, "delayed".getBytes(StandardCharsets.UTF_8), 1, false, willDelay2));
-    }
-
     @Test
     @Timeout(15)
     @DisplayName("5.0: the will is published with its PUBLISH-valid Will Properties (user properties in order) and without the Will Delay Interval (Table 2-4, 3.1.3.2) [MQTT-3.1.3-10]")
