@@ -15,6 +15,9 @@ ROWS = [  # label, scenario, key, unit, higher_is_better
     ("fan-in QoS 2, 10->2, msgs/s received", "fanin-qos2", "received_per_s", "", True),
     ("fan-in QoS 1 unthrottled, msgs/s received", "fanin-qos1-unthrottled", "received_per_s", "", True),
     ("fan-in QoS 0 unthrottled, msgs/s received", "fanin-qos0-unthrottled", "received_per_s", "", True),
+    ("fan-in QoS 1 + 1 subscriber that never reads, msgs/s published", "slow-subscriber-qos1", "published_per_s", "", True),
+    ("fan-in QoS 1 + 1 subscriber that never reads, msgs/s received", "slow-subscriber-qos1", "received_per_s", "", True),
+    ("fan-in QoS 0 + 1,000 subscription changes/s elsewhere, msgs/s received", "churn-qos0", "received_per_s", "", True),
     ("fan-out QoS 0, 1->100, deliveries/s", "fanout", "received_per_s", "", True),
     ("QoS 1 PUBLISH->PUBACK p50, us", "latency", "puback_p50_us", "", False),
     ("QoS 1 PUBLISH->PUBACK p99, us", "latency", "puback_p99_us", "", False),
@@ -66,6 +69,8 @@ for c in columns:
 print("| " + " | ".join(header) + " |")
 print("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
 for label, scenario, key, _, higher in ROWS:
+    if all(load(c, scenario) is None for c in columns):
+        continue  # not run (run-compare.sh -s)
     base, base_text = cell(load(columns[0], scenario), key)
     row = [label, base_text]
     for c in columns[1:]:

@@ -3,11 +3,15 @@
 # pekquitto configuration), side by side in one run, and prints a markdown table with each value and
 # its ratio to Mosquitto's.
 #
-#   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [--] ["JVM_OPTS" ...]
+#   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [-s SCENARIOS] [-l LABELS] [--] ["JVM_OPTS" ...]
 #
 # Each trailing argument is one pekquitto configuration, as JVM options (default: one column,
 # "-Dpekquitto.shards=1"); e.g.  bench/run-compare.sh -- "-Dpekquitto.shards=1" "-Dpekquitto.shards=2"
 # (the `--` ends the script's own options, so that getopts does not read "-D..." as one).
+# A configuration that starts with "jar=PATH " runs that broker jar instead of ops/target/pekquitto.jar,
+# to compare two builds in one run: -- "jar=/tmp/before.jar -Dpekquitto.shards=1" "-Dpekquitto.shards=1".
+# -s runs only the named scenarios (comma-separated, e.g. -s fanin-qos1,slow-subscriber-qos1);
+# -l names the pekquitto columns (comma-separated, e.g. -l before,after; default pekquitto-1, ...).
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
 # its scenarios; a trap kills whatever is left.
@@ -21,12 +25,16 @@ JAVA="${JAVA:-java}"
 DURATION=10
 IDLE=10000
 OUT=""
-while getopts "d:c:o:h" opt; do
+ONLY=""
+LABELS=""
+while getopts "d:c:o:s:l:h" opt; do
   case $opt in
     d) DURATION=$OPTARG ;;
     c) IDLE=$OPTARG ;;
     o) OUT=$OPTARG ;;
-    *) sed -n '2,12p' "$0"; exit 2 ;;
+    s) ONLY=",$OPTARG," ;;
+    l) LABELS=$OPTARG ;;
+    *) sed -n '2,16p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -74,6 +82,8 @@ SCENARIOS=(
   "fanin-qos1|fanin --qos 1 --max-lag 50"
   "fanin-qos2|fanin --qos 2 --max-lag 50"
   "fanin-qos1-unthrottled|fanin --qos 1"
+  "slow-subscriber-qos1|fanin --qos 1 --max-lag 50 --slow-subscribers 1"
+  "churn-qos0|fanin --qos 0 --max-lag 100 --subscription-churn 1000"
   "fanin-qos0-unthrottled|fanin --qos 0"
   "fanout|fanout --qos 0 --max-lag 100"
   "latency|latency --messages 20000 --warmup 2000"
@@ -93,11 +103,16 @@ CONF
   BROKER_PID=$!
 }
 
-start_pekquitto() { # port, jvm options (one string), log name
-  local conf="$WORK/pekquitto-$1.conf"
+start_pekquitto() { # port, jvm options (one string, optionally starting with "jar=PATH "), log name
+  local conf="$WORK/pekquitto-$1.conf" jar="$BROKER_JAR" options=$2
+  if [[ $options == jar=* ]]; then
+    jar=${options%% *}; jar=${jar#jar=}
+    [[ $options == *" "* ]] && options=${options#* } || options=""
+  fi
+  [ -f "$jar" ] || { echo "run-compare: no broker jar at $jar" >&2; return 1; }
   echo "listeners = [ { host = \"127.0.0.1\", port = $1 } ]" >"$conf"
   # shellcheck disable=SC2086  # the options string is split on purpose
-  timeout "$BROKER_TIMEOUT" "$JAVA" $2 -jar "$BROKER_JAR" -c "$conf" >"$OUT/$3.log" 2>&1 &
+  timeout "$BROKER_TIMEOUT" "$JAVA" $options -jar "$jar" -c "$conf" >"$OUT/$3.log" 2>&1 &
   BROKER_PID=$!
 }
 
@@ -126,6 +141,7 @@ run_side() { # column name, "mosquitto" or pekquitto JVM options
   timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 >>"$OUT/$name.warmup.out" 2>&1 || true
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
+    [ -n "$ONLY" ] && [[ $ONLY != *",$scenario,"* ]] && continue
     if [ "$scenario" = idle ]; then
       extra="--broker-pid $pid"
       # A JVM broker: also its live heap after a full GC (jcmd), the figure DESIGN.md budgets.
@@ -151,9 +167,11 @@ run_side() { # column name, "mosquitto" or pekquitto JVM options
 echo "run-compare: results in $OUT; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 COLUMN_NAMES=(mosquitto)
 run_side mosquitto mosquitto
+IFS=, read -r -a LABEL_LIST <<<"$LABELS"
 for i in "${!CONFIGS[@]}"; do
-  COLUMN_NAMES+=("pekquitto-$((i + 1))")
-  run_side "pekquitto-$((i + 1))" "${CONFIGS[$i]}"
+  name=${LABEL_LIST[$i]:-pekquitto-$((i + 1))}
+  COLUMN_NAMES+=("$name")
+  run_side "$name" "${CONFIGS[$i]}"
 done
 echo "run-compare: done; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 

@@ -1,5 +1,7 @@
 package io.pekquitto.bench;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -19,6 +21,8 @@ final class Mqtt {
     static final int PUBCOMP = 7;
     static final int SUBSCRIBE = 8;
     static final int SUBACK = 9;
+    static final int UNSUBSCRIBE = 10;
+    static final int UNSUBACK = 11;
     static final int PINGREQ = 12;
     static final int PINGRESP = 13;
     static final int DISCONNECT = 14;
@@ -61,6 +65,31 @@ final class Mqtt {
         body.putShort((short) topic.length).put(topic);
         body.put((byte) qos);                                           // subscription options
         return packet(SUBSCRIBE << 4 | 0b0010, body);                   // [MQTT-3.8.1-1]
+    }
+
+    /** UNSUBSCRIBE from one filter. */
+    static byte[] unsubscribe(int packetId, String filter, boolean v5) {
+        var topic = utf8(filter);
+        var body = ByteBuffer.allocate(2 + (v5 ? 1 : 0) + 2 + topic.length);
+        body.putShort((short) packetId);
+        if (v5) body.put((byte) 0);                                     // property length
+        body.putShort((short) topic.length).put(topic);
+        return packet(UNSUBSCRIBE << 4 | 0b0010, body);                 // [MQTT-3.10.1-1]
+    }
+
+    /** For the blocking side clients: reads one whole packet and checks its type. */
+    static void expect(InputStream in, int type, String who) throws IOException {
+        int header = in.read();
+        if (header < 0 || type(header) != type) {
+            throw new IOException(who + ": expected packet type " + type + ", got header " + header);
+        }
+        int length = 0;
+        for (int shift = 0, b = 0x80; (b & 0x80) != 0; shift += 7) {
+            b = in.read();
+            if (b < 0 || shift > 21) throw new IOException(who + ": bad remaining length");
+            length |= (b & 0x7F) << shift;
+        }
+        if (in.readNBytes(length).length != length) throw new IOException(who + ": closed mid-packet");
     }
 
     /** A four-byte acknowledgement: PUBACK, PUBREC, PUBREL (flags 0010) or PUBCOMP. */

@@ -31,6 +31,7 @@ final class PubSubScenario {
     private final long duration;
     private final long drain;
     private final long maxLag;
+    private final Disturbances disturbances;
     /** Per (subscriber, publisher): the highest sequence number received + 1, for --max-lag. */
     private final AtomicLongArray progress;
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
@@ -47,6 +48,7 @@ final class PubSubScenario {
         this.duration = options.nanos("duration", 10);
         this.drain = options.nanos("drain", 10);
         this.maxLag = options.longValue("max-lag", 0);
+        this.disturbances = new Disturbances(options);
         this.progress = new AtomicLongArray(maxLag > 0 ? publisherCount * subscriberCount : 0);
     }
 
@@ -67,6 +69,7 @@ final class PubSubScenario {
         }
         for (var s : subscribers) s.loop.execute(s::open);
         if (!subscribersReady.await(30, TimeUnit.SECONDS)) errors.add("subscribers not all subscribed within 30 s");
+        disturbances.start(context, filter, qos, errors::add);
         for (var p : publishers) p.loop.execute(p::open);
         if (!publishersReady.await(30, TimeUnit.SECONDS)) errors.add("publishers not all connected within 30 s");
         report.put("label", context.label()).put("qos", qos).put("publishers", publisherCount)
@@ -111,6 +114,8 @@ final class PubSubScenario {
         for (var c : subscribers) c.loop.execute(c::disconnect);
         for (var c : publishers) c.loop.execute(c::disconnect);
         context.closeLoops(); // joins the loop threads: their fields are visible from here on
+        disturbances.close();
+        disturbances.describe(report);
         long sent = 0;
         long acked = 0;
         long pubEnd = start;

@@ -28,6 +28,14 @@ class OptionsTest {
     }
 
     @Test
+    void slowSubscribersAreAnOptionOfThePubSubScenarios() throws Exception {
+        var options = Options.parse(new String[] {"fanin", "--slow-subscribers", "1"});
+        assertEquals(1, options.integer("slow-subscribers", 0, 0, 1_000));
+        assertThrows(Options.UsageException.class,
+                () -> Options.parse(new String[] {"fanin", "--slow-subscribers", "-1"}).integer("slow-subscribers", 0, 0, 1_000));
+    }
+
+    @Test
     void rssLineParses() {
         assertEquals(12_345, IdleScenario.parseKib("VmRSS:\t   12345 kB"));
     }
