@@ -59,9 +59,10 @@ public final class PacketReader {
     }
 
     /**
-     * A reader for the server side of a connection: the first packet must be CONNECT ([MQTT-3.1.0-1]),
-     * and CONNACK, SUBACK, UNSUBACK and PINGRESP, which only servers send, are refused; both with
-     * PROTOCOL_ERROR at the frame's first byte, so a client cannot make the server wait for their body.
+     * A reader for the server side of a connection: the first packet must be CONNECT ([MQTT-3.1.0-1])
+     * and no other may be ([MQTT-3.1.0-2]), and CONNACK, SUBACK, UNSUBACK and PINGRESP, which only
+     * servers send, are refused; all with PROTOCOL_ERROR at the frame's first byte, so a client cannot
+     * make the server wait for their body.
      *
      * @param maximumPacketSize the largest whole packet (fixed header included) accepted; larger is 0x95
      */
@@ -109,6 +110,9 @@ public final class PacketReader {
     private void checkType(PacketType type) {
         if (serverSide && !connectSeen && type != PacketType.CONNECT) {
             throw new MalformedPacketException(ReasonCode.PROTOCOL_ERROR, type + " before CONNECT [MQTT-3.1.0-1]");
+        }
+        if (serverSide && connectSeen && type == PacketType.CONNECT) {
+            throw new MalformedPacketException(ReasonCode.PROTOCOL_ERROR, "a second CONNECT [MQTT-3.1.0-2]");
         }
         if (serverSide && SENT_BY_SERVERS_ONLY.contains(type)) {
             throw new MalformedPacketException(ReasonCode.PROTOCOL_ERROR, type + " is sent by servers only (2.1.2)");

@@ -136,6 +136,13 @@ class PacketReaderTest {
     }
 
     @Test
+    void serverRefusesASecondConnectBeforeItsBody() {
+        // [MQTT-3.1.0-2] a second CONNECT is a Protocol Error; its announced body is never waited for
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, serverAfter(CONNECT_V5), 0x10, 0xFF, 0xFF, 0xFF, 0x7F);
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, serverAfter(CONNECT_V3), 0x10, 0xFF, 0xFF, 0xFF, 0x7F);
+    }
+
+    @Test
     void serverReadsAClientsPackets() {
         var reader = serverAfter(CONNECT_V5);
         reader.feed(ByteBuffer.wrap(bytes(

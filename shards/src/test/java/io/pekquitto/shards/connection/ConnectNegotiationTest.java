@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.ProtocolVersion;
@@ -13,6 +14,7 @@ import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class ConnectNegotiationTest {
@@ -101,5 +103,41 @@ class ConnectNegotiationTest {
         assertEquals(Optional.empty(), notAsking.terms().orElseThrow().connAckProperties().responseInformation());
         var notConfigured = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c1", true, 10, asking), DEFAULTS);
         assertEquals(Optional.empty(), notConfigured.terms().orElseThrow().connAckProperties().responseInformation());
+    }
+
+    private static Disconnect disconnectWithExpiry(long seconds) {
+        return new Disconnect(ReasonCode.NORMAL_DISCONNECTION,
+                Properties.builder().set(PropertyId.SESSION_EXPIRY_INTERVAL, seconds).build());
+    }
+
+    @Test
+    void disconnectKeepsTheExpiryOfTheConnectUnlessItSetsOne() {  // 3.14.2.2.2
+        var none = new Disconnect(ReasonCode.NORMAL_DISCONNECTION, Properties.NONE);
+        assertEquals(OptionalLong.of(60), ConnectNegotiation.expiryOnDisconnect(none, 60, ProtocolVersion.MQTT_5, DEFAULTS));
+        assertEquals(OptionalLong.of(5), ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(5), 60, ProtocolVersion.MQTT_5, DEFAULTS));
+    }
+
+    @Test
+    void disconnectMayNotGiveAnExpiryToASessionThatHadNone() {  // [MQTT-3.14.2-2]: a protocol error
+        assertTrue(ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(5), 0, ProtocolVersion.MQTT_5, DEFAULTS).isEmpty());
+        assertEquals(OptionalLong.of(0), ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(0), 0, ProtocolVersion.MQTT_5, DEFAULTS));
+    }
+
+    @Test
+    void disconnectExpiryIsCappedByTheServerMaximum() {  // max-session-expiry
+        var settings = BrokerSettings.parse("max-session-expiry = 100s");
+        assertEquals(OptionalLong.of(100), ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(5_000), 60, ProtocolVersion.MQTT_5, settings));
+    }
+
+    @Test
+    void aMalformedPacketBeforeConnackIsRefusedInConnackInMqtt5Only() {  // [MQTT-4.13.1-1]
+        assertEquals(ReasonCode.MALFORMED_PACKET,
+                ConnectNegotiation.refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_5).orElseThrow().reason());
+        assertTrue(ConnectNegotiation.refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_3_1_1).isEmpty(),
+                "3.1.1 has no code for it: the connection just closes");
+        assertEquals(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, ConnectNegotiation.refusalOfMalformed(
+                ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, ProtocolVersion.MQTT_3_1_1).orElseThrow().reason());  // [MQTT-3.1.2-2]
+        var refusal = ConnectNegotiation.refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_5).orElseThrow();
+        assertTrue(!refusal.sessionPresent(), "[MQTT-3.2.2-6] Session Present 0 on a refusal");
     }
 }
