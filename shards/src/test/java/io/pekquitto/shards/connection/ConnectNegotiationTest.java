@@ -118,7 +118,7 @@ class ConnectNegotiationTest {
     }
 
     @Test
-    void disconnectMayNotGiveAnExpiryToASessionThatHadNone() {  // [MQTT-3.14.2-2]: a protocol error
+    void disconnectMayNotGiveAnExpiryToASessionThatHadNone() {  // 3.14.2.2.2: a protocol error
         assertTrue(ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(5), 0, ProtocolVersion.MQTT_5, DEFAULTS).isEmpty());
         assertEquals(OptionalLong.of(0), ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(0), 0, ProtocolVersion.MQTT_5, DEFAULTS));
     }

@@ -108,7 +108,7 @@ class ConnectionTimersTest {
     }
 
     @Test
-    void silenceForOneAndAHalfTimesTheKeepAliveEndsTheConnection() {  // [MQTT-3.1.2-24]
+    void silenceForOneAndAHalfTimesTheKeepAliveEndsTheConnection() {  // [MQTT-3.1.2-22 (5.0)]
         connect(10);
         advance(Duration.ofMillis(14_999));
         assertStillOpen();

@@ -89,7 +89,7 @@ class InboundPublishTest {
     }
 
     @Test
-    void anAliasCanBeMappedToAnotherTopic() {  // [MQTT-3.3.2-12]
+    void anAliasCanBeMappedToAnotherTopic() {  // 3.3.2.3.4: a new mapping replaces the old
         rules.receive(publish("first", QoS.AT_MOST_ONCE, alias(1)), session, NOW);
         rules.receive(publish("second", QoS.AT_MOST_ONCE, alias(1)), session, NOW);
         var used = assertInstanceOf(Accepted.class, rules.receive(publish("", QoS.AT_MOST_ONCE, alias(1)), session, NOW));
@@ -144,7 +144,7 @@ class InboundPublishTest {
     }
 
     @Test
-    void aPayloadAnnouncedAsUtf8ThatIsNotIsRefusedWith0x99() {  // 3.3.2.3.2, [MQTT-3.3.2-4]
+    void aPayloadAnnouncedAsUtf8ThatIsNotIsRefusedWith0x99() {  // 3.3.2.3.2
         var utf8 = Properties.builder().set(PropertyId.PAYLOAD_FORMAT_INDICATOR, 1).build();
         var invalid = Binary.wrap(new byte[] {(byte) 0xC3, (byte) 0x28});
         var qos1 = new Publish("t", invalid, QoS.AT_LEAST_ONCE, false, false, 4, utf8);

@@ -13,7 +13,7 @@ class KeepAliveTest {
     private static final long SECOND = 1_000_000_000L;
 
     @Test
-    void aClientMayBeSilentForOneAndAHalfTimesItsKeepAlive() {  // [MQTT-3.1.2-24]
+    void aClientMayBeSilentForOneAndAHalfTimesItsKeepAlive() {  // [MQTT-3.1.2-24 (3.1.1)] [MQTT-3.1.2-22 (5.0)]
         var keepAlive = new KeepAlive(10, T0);
         assertEquals(Duration.ofSeconds(15), keepAlive.limit());
         assertTrue(keepAlive.untilExpiry(T0 + 15 * SECOND - 1).compareTo(Duration.ZERO) > 0, "not yet");

@@ -26,7 +26,7 @@ class LastWillTest {
     }
 
     @Test
-    void theWillIsPublishedWithItsTopicPayloadQosAndRetain() {  // [MQTT-3.1.2-8] [MQTT-3.1.2-15] [MQTT-3.1.2-17]
+    void theWillIsPublishedWithItsTopicPayloadQosAndRetain() {  // [MQTT-3.1.2-8]
         var delayed = LastWill.of(Optional.of(will(Properties.NONE)), ProtocolVersion.MQTT_3_1_1, NOW).orElseThrow();
         assertEquals("w/t", delayed.message().topic());
         assertEquals("gone", delayed.message().payload().asUtf8());

@@ -28,7 +28,7 @@ class SubscribeChecksTest {
     }
 
     @Test
-    void oneReasonCodePerFilterInTheOrderOfTheRequest() {  // [MQTT-3.8.4-6] [MQTT-3.9.3-1]
+    void oneReasonCodePerFilterInTheOrderOfTheRequest() {  // [MQTT-3.9.3-1]
         var checked = check(ProtocolVersion.MQTT_5, 2, Properties.NONE,
                 subscription("a/#", QoS.EXACTLY_ONCE), subscription("b/+", QoS.AT_MOST_ONCE), subscription("c", QoS.AT_LEAST_ONCE));
         assertEquals(List.of(ReasonCode.GRANTED_QOS_2, ReasonCode.GRANTED_QOS_0, ReasonCode.GRANTED_QOS_1), checked.reasons());
@@ -36,7 +36,7 @@ class SubscribeChecksTest {
     }
 
     @Test
-    void anInvalidFilterIsRefusedAloneAndTheOthersAreApplied() {  // [MQTT-4.7.1-1] [MQTT-4.7.1-2], 0x8F
+    void anInvalidFilterIsRefusedAloneAndTheOthersAreApplied() {  // [MQTT-4.7.1-2] [MQTT-4.7.1-3], 0x8F
         var checked = check(ProtocolVersion.MQTT_5, 2, Properties.NONE,
                 subscription("a/#/b", QoS.AT_MOST_ONCE), subscription("ok", QoS.AT_MOST_ONCE), subscription("a+", QoS.AT_MOST_ONCE));
         assertEquals(List.of(ReasonCode.TOPIC_FILTER_INVALID, ReasonCode.GRANTED_QOS_0, ReasonCode.TOPIC_FILTER_INVALID), checked.reasons());
@@ -44,7 +44,7 @@ class SubscribeChecksTest {
     }
 
     @Test
-    void theGrantedQosIsCappedByTheServerMaximum() {  // [MQTT-3.9.3-2]: the granted QoS may be lower
+    void theGrantedQosIsCappedByTheServerMaximum() {  // 3.9.3: the granted QoS may be lower than asked
         var checked = check(ProtocolVersion.MQTT_5, 1, Properties.NONE, subscription("a", QoS.EXACTLY_ONCE));
         assertEquals(List.of(ReasonCode.GRANTED_QOS_1), checked.reasons());
         assertEquals(QoS.AT_LEAST_ONCE, checked.requests().get(0).options().maximumQos());
@@ -65,7 +65,7 @@ class SubscribeChecksTest {
     }
 
     @Test
-    void theSubscriptionIdentifierGoesWithEveryFilterOfTheRequest() {  // [MQTT-3.8.4-x] 3.8.2.1.2
+    void theSubscriptionIdentifierGoesWithEveryFilterOfTheRequest() {  // 3.8.2.1.2
         var properties = Properties.builder().addSubscriptionIdentifier(42).build();
         var checked = check(ProtocolVersion.MQTT_5, 2, properties, subscription("a", QoS.AT_MOST_ONCE), subscription("b", QoS.AT_MOST_ONCE));
         assertEquals(List.of(42, 42), checked.requests().stream().map(r -> r.subscriptionIdentifier()).toList());

@@ -63,13 +63,13 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void aSharedSubscriptionGetsNoRetainedMessages() {  // [MQTT-4.8.2-x] 4.8.2
+    void aSharedSubscriptionGetsNoRetainedMessages() {  // 4.8.2
         retained.retain(retainedMessage("a/b", "x", QoS.AT_MOST_ONCE));
         assertEquals(List.of(), payloads(request("$share/g/a/#", QoS.AT_MOST_ONCE, 0, 0), true));
     }
 
     @Test
-    void theyAreSentWithRetainTheLowerQosAndTheSubscriptionIdentifier() {  // [MQTT-3.3.1-8 (5.0)] [MQTT-3.8.4-8]
+    void theyAreSentWithRetainTheLowerQosAndTheSubscriptionIdentifier() {  // 3.3.1.3, [MQTT-3.8.4-8]
         retained.retain(retainedMessage("a/b", "x", QoS.EXACTLY_ONCE));
         var sent = retained.forSubscription(request("a/+", QoS.AT_LEAST_ONCE, 0, 9), true, NOW).get(0);
         assertTrue(sent.retain());

@@ -24,7 +24,7 @@ class TopicRoutesTest {
     }
 
     @Test
-    void wildcardsMatchByTheTopicRules() {  // [MQTT-4.7.1-2] [MQTT-4.7.1-3]
+    void wildcardsMatchByTheTopicRules() {  // 4.7.1
         routes.subscribe("hash", "a/#", QOS1);
         routes.subscribe("plus", "a/+/c", QOS1);
         routes.subscribe("exact", "a/b/c", QOS1);

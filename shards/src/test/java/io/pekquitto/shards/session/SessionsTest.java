@@ -110,7 +110,7 @@ class SessionsTest {
     }
 
     @Test
-    void aSessionWithExpiryZeroEndsWithItsConnection() {  // [MQTT-3.1.2-5], [MQTT-4.1.0-1]
+    void aSessionWithExpiryZeroEndsWithItsConnection() {  // 3.1.2.11.2: expiry 0 or absent
         var session = attached(connect("c1", false, 0), "c1", false);
         release("c1", session, 0, Optional.empty(), T0);
         assertFalse(sessions.holds("client"));
