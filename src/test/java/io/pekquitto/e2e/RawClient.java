@@ -8,6 +8,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -72,6 +73,19 @@ public final class RawClient implements AutoCloseable {
     public static RawClient open(int port) throws IOException {
         var socket = new Socket("127.0.0.1", port);
         socket.setTcpNoDelay(true);
+        return new RawClient(socket);
+    }
+
+    /**
+     * Opens a TCP connection with a receive buffer of about {@code receiveBufferSize} bytes (set before
+     * the connection is made, so the TCP window is small from the start): a client that stops reading
+     * soon has the server's writes backing up. Nothing is sent yet.
+     */
+    public static RawClient open(int port, int receiveBufferSize) throws IOException {
+        var socket = new Socket();
+        socket.setReceiveBufferSize(receiveBufferSize);
+        socket.setTcpNoDelay(true);
+        socket.connect(new InetSocketAddress("127.0.0.1", port), (int) TIMEOUT.toMillis());
         return new RawClient(socket);
     }
 

@@ -112,7 +112,11 @@ public final class ConnectNegotiation {
                 assigned,
                 keepAlive,
                 sessionExpiry,
-                version.hasProperties() ? properties.receiveMaximum() : settings.maxInflightMessages(),
+                // An MQTT 5 client's Receive Maximum lowers max-inflight-messages, never raises it: else a
+                // stuck client with the default 65535 holds that many in flight, past the queue limits.
+                version.hasProperties()
+                        ? Math.min(properties.receiveMaximum(), settings.maxInflightMessages())
+                        : settings.maxInflightMessages(),
                 clientMaxPacketSize,
                 version.hasProperties() ? properties.topicAliasMaximum() : 0,
                 properties.requestProblemInformation() == 1,

@@ -21,8 +21,8 @@ import java.util.Objects;
  * @param maxKeepAlive          the largest keep-alive a client may ask for, seconds
  *                              ({@code pekquitto.max-keep-alive}); more gets Server Keep Alive (MQTT 5)
  * @param receiveMaximum        unacknowledged QoS 1/2 PUBLISHes a client may send us ({@code pekquitto.receive-maximum})
- * @param maxInflightMessages   unacknowledged QoS 1/2 PUBLISHes we send to a 3.1.1 client
- *                              ({@code pekquitto.max-inflight-messages}); MQTT 5 clients set it with Receive Maximum
+ * @param maxInflightMessages   unacknowledged QoS 1/2 PUBLISHes we send to a client
+ *                              ({@code pekquitto.max-inflight-messages}); an MQTT 5 client's Receive Maximum lowers it
  * @param maxQueuedMessages     messages kept for an offline or slow session ({@code pekquitto.max-queued-messages})
  * @param queueQos0Messages     whether QoS 0 messages are queued for offline sessions ({@code pekquitto.queue-qos0-messages})
  * @param retainAvailable       whether retained messages are supported ({@code pekquitto.retain-available})

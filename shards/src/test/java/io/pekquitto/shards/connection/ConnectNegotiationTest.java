@@ -69,6 +69,18 @@ class ConnectNegotiationTest {
     }
 
     @Test
+    void aV5ClientsReceiveMaximumLowersMaxInflightMessagesButNeverRaisesIt() {  // [MQTT-3.3.4-9]
+        var settings = BrokerSettings.parse("max-inflight-messages = 20");
+        var absent = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", true, 10, Properties.NONE), settings)
+                .terms().orElseThrow();
+        assertEquals(20, absent.clientReceiveMaximum(), "no Receive Maximum means 65535, above the setting");
+        var five = Properties.builder().set(PropertyId.RECEIVE_MAXIMUM, 5).build();
+        var lowered = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", true, 10, five), settings)
+                .terms().orElseThrow();
+        assertEquals(5, lowered.clientReceiveMaximum());
+    }
+
+    @Test
     void anAuthenticationMethodIsRefused() {  // no enhanced authentication: 0x8C
         var properties = Properties.builder().set(PropertyId.AUTHENTICATION_METHOD, "SCRAM-SHA-1").build();
         var outcome = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", true, 10, properties), DEFAULTS);

@@ -1,0 +1,87 @@
+package io.pekquitto.e2e.limits;
+
+import static io.pekquitto.e2e.RawClient.PUBACK;
+import static io.pekquitto.e2e.RawClient.PUBLISH;
+import static io.pekquitto.e2e.RawClient.SUBACK;
+import static io.pekquitto.e2e.RawClient.V5;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.e2e.Names;
+import io.pekquitto.e2e.RawClient;
+import io.pekquitto.e2e.RawClient.Connect;
+import io.pekquitto.e2e.RawClient.Filter;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A client may announce a body of up to the maximum packet size (256 MiB under the default
+ * {@code max-packet-size}) and then send only a little of it. The broker must hold what arrives, not
+ * what is announced: four such connections leave the heap of the in-process broker almost where it
+ * was, and other clients are served as usual meanwhile.
+ */
+class HugeAnnouncedBodyIT {
+    private static final int CONNECTIONS = 4;
+    /** Far below the 1 GiB the four announcements add up to; generous for what else the JVM does. */
+    private static final long HEAP_GROWTH_LIMIT = 100L << 20;
+
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.inProcess();
+
+    private static final byte[] CONNECT_ANNOUNCING_256_MIB = {
+            0x10,                                               // fixed header: CONNECT
+            (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F,        // remaining length 268,435,455 (256 MiB - 1)
+            0, 4, 'M', 'Q', 'T', 'T',                           // protocol name "MQTT"
+            5,                                                  // protocol level 5
+            0x02,                                               // connect flags: Clean Start
+            0, 60};                                             // keep alive 60 s; then nothing more
+
+    @Test
+    @Timeout(30)
+    @DisplayName("four CONNECTs announcing 256 MiB each, 10 bytes sent: the heap barely grows and a normal client is served")
+    void announcedBodiesAreNotAllocated() throws Exception {
+        long before = heapUsedAfterGc();
+        var huge = new ArrayList<RawClient>();
+        try {
+            for (int i = 0; i < CONNECTIONS; i++) {
+                var client = broker.raw();
+                huge.add(client);
+                client.send(CONNECT_ANNOUNCING_256_MIB);
+            }
+            // A whole QoS 1 round trip for a normal client while the four wait for their bodies.
+            assertRoundTrip();
+            long growth = heapUsedAfterGc() - before;
+            assertTrue(growth < HEAP_GROWTH_LIMIT,
+                    "the heap grew by " + (growth >> 20) + " MiB with " + CONNECTIONS + " bodies of 256 MiB announced");
+        } finally {
+            for (var client : huge) client.close();
+        }
+    }
+
+    private static void assertRoundTrip() throws Exception {
+        String topic = Names.topic("huge");
+        try (var subscriber = broker.raw(Connect.of(V5, Names.clientId("sub")));
+             var publisher = broker.raw(Connect.of(V5, Names.clientId("pub")))) {
+            subscriber.send(RawClient.subscribe(V5, 1, new Filter(topic, 1)));
+            assertEquals(List.of(1), subscriber.expect(SUBACK).ackReasons(V5));
+            publisher.send(RawClient.publish(V5, topic, 1, 1, "small"));
+            assertEquals(1, publisher.expect(PUBACK).packetId());
+            var publish = subscriber.expect(PUBLISH).publish(V5);
+            assertEquals("small", publish.payloadText());
+            subscriber.send(RawClient.ack(PUBACK, publish.packetId()));
+        }
+    }
+
+    private static long heapUsedAfterGc() {
+        var memory = ManagementFactory.getMemoryMXBean();
+        System.gc();
+        System.gc();
+        return memory.getHeapMemoryUsage().getUsed();
+    }
+}
