@@ -57,7 +57,11 @@ class InvalidFixedHeaderIT {
         /** [MQTT-2.1.3-1 (5.0)] AUTH's reserved flags are 0000. */
         AUTH_WITH_FLAGS_0001(0xF1, V5),
         /** [MQTT-3.3.1-4] both QoS bits set. */
-        PUBLISH_WITH_QOS_3(0x36, V311, V5);
+        PUBLISH_WITH_QOS_3(0x36, V311, V5),
+        /** [MQTT-3.1.0-2] a second CONNECT is a Protocol Error. */
+        SECOND_CONNECT(0x10, V311, V5),
+        /** 2.1.2: PINGRESP goes from server to client only. */
+        PINGRESP_FROM_A_CLIENT(0xD0, V311, V5);
 
         final int firstByte;
         final int[] versions;
