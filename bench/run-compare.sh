@@ -60,6 +60,7 @@ SCENARIOS=(
   "fanin-qos0|fanin --qos 0 --max-lag 100"
   "fanin-qos1|fanin --qos 1 --max-lag 50"
   "fanin-qos2|fanin --qos 2 --max-lag 50"
+  "slow-subscriber-qos1|fanin --qos 1 --max-lag 50 --slow-subscribers 1"
   "fanin-qos1-unthrottled|fanin --qos 1"
   "fanin-qos0-unthrottled|fanin --qos 0"
   "fanout|fanout --qos 0 --max-lag 100"

@@ -11,7 +11,8 @@ final class Options {
     private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd");
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
-            "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag");
+            "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag",
+            "slow-subscribers");
 
     static final String USAGE = """
             Usage: java -jar pekquitto-bench.jar <scenario> [options]
@@ -36,6 +37,10 @@ final class Options {
               --inflight N        unacknowledged QoS 1/2 messages per publisher [16]
               --max-lag N         publishers stay at most N messages ahead of the slowest subscriber
                                   (end-to-end flow control, so broker queue limits are not hit) [0 = off]
+              --slow-subscribers K
+                                  fanin/fanout: K more subscribers on the same filter that never read their
+                                  socket after SUBACK (small receive buffer, no acks), a stuck consumer;
+                                  they are not counted in received, lost or --max-lag [0]
               --drain S           seconds to wait for the last deliveries after publishing stops [10]
               --warmup N          latency round trips not measured [1000]
               --connections N     idle connections [10000]

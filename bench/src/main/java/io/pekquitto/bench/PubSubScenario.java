@@ -15,15 +15,25 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * message (fanin: on the wildcard covering the publishers' topics; fanout: one publisher, its exact
  * topic). Every payload carries its publisher id and sequence number, so each subscriber checks that
  * it got each message exactly once; at QoS 1 and 2 a missing message is a failure.
+ *
+ * <p>{@code --slow-subscribers K} adds K subscribers on the same filter that read up to their SUBACK
+ * and then never again, with a small receive buffer: a consumer that is stuck but connected. What is
+ * measured is how the broker treats everyone else: whether the publishers still get their PUBACKs at
+ * full rate and the normal subscribers still get every message, or the broker slows the publishers
+ * down to the stuck consumer (pekquitto's {@code slow-subscriber-policy = throttle}). Slow subscribers
+ * count in neither the deliveries, the losses nor {@code --max-lag}.
  */
 final class PubSubScenario {
 
     private static final int BUFFER = 64 * 1024;
+    /** A slow subscriber's socket receive buffer: small, so that the broker's writes block soon. */
+    private static final int SLOW_RECEIVE_BUFFER = 4 * 1024;
 
     private final Bench.Context context;
     private final boolean fanout;
     private final int publisherCount;
     private final int subscriberCount;
+    private final int slowSubscriberCount;
     private final int qos;
     private final int payload;
     private final int window;
@@ -40,6 +50,7 @@ final class PubSubScenario {
         this.fanout = fanout;
         this.publisherCount = fanout ? 1 : options.integer("publishers", 10, 1, 10_000);
         this.subscriberCount = options.integer("subscribers", fanout ? 100 : 2, 1, 10_000);
+        this.slowSubscriberCount = slowSubscribers(options);
         this.qos = options.integer("qos", 0, 0, 2);
         this.payload = options.integer("payload", 32, Mqtt.PublishTemplate.MIN_PAYLOAD, 1 << 20);
         this.window = options.integer("inflight", 16, 1, 65_535);
@@ -50,13 +61,19 @@ final class PubSubScenario {
         this.progress = new AtomicLongArray(maxLag > 0 ? publisherCount * subscriberCount : 0);
     }
 
+    /** {@code --slow-subscribers}: 0 (none) by default. */
+    static int slowSubscribers(Options options) {
+        return options.integer("slow-subscribers", 0, 0, 10_000);
+    }
+
     Report run() throws InterruptedException {
         var report = new Report(fanout ? "fanout" : "fanin");
         var base = "bench/" + context.runId();
-        var subscribersReady = new CountDownLatch(subscriberCount);
+        var subscribersReady = new CountDownLatch(subscriberCount + slowSubscriberCount);
         var publishersReady = new CountDownLatch(publisherCount);
         var publishersDone = new CountDownLatch(publisherCount);
         var subscribers = new ArrayList<Subscriber>();
+        var slowSubscribers = new ArrayList<SlowSubscriber>();
         var publishers = new ArrayList<Publisher>();
         var filter = fanout ? base + "/0" : base + "/+";
         for (int i = 0; i < subscriberCount; i++) {
@@ -65,14 +82,18 @@ final class PubSubScenario {
         for (int i = 0; i < publisherCount; i++) {
             publishers.add(new Publisher(context.loop(subscriberCount + i), i, base + "/" + i, publishersReady, publishersDone));
         }
+        for (int i = 0; i < slowSubscriberCount; i++) {
+            slowSubscribers.add(new SlowSubscriber(context.loop(subscriberCount + publisherCount + i), i, filter, subscribersReady));
+        }
         for (var s : subscribers) s.loop.execute(s::open);
+        for (var s : slowSubscribers) s.loop.execute(s::open);
         if (!subscribersReady.await(30, TimeUnit.SECONDS)) errors.add("subscribers not all subscribed within 30 s");
         for (var p : publishers) p.loop.execute(p::open);
         if (!publishersReady.await(30, TimeUnit.SECONDS)) errors.add("publishers not all connected within 30 s");
         report.put("label", context.label()).put("qos", qos).put("publishers", publisherCount)
-                .put("subscribers", subscriberCount).put("payload", payload).put("inflight", qos == 0 ? 0 : window)
+                .put("subscribers", subscriberCount).put("slow_subscribers", slowSubscriberCount).put("payload", payload).put("inflight", qos == 0 ? 0 : window)
                 .put("max_lag", maxLag);
-        if (!errors.isEmpty()) return finish(report, publishers, subscribers, 0, 0);
+        if (!errors.isEmpty()) return finish(report, publishers, subscribers, slowSubscribers, 0, 0);
 
         long start = System.nanoTime();
         long deadline = start + duration;
@@ -104,12 +125,15 @@ final class PubSubScenario {
             }
             Thread.sleep(5);
         }
-        return finish(report, publishers, subscribers, start, expected);
+        return finish(report, publishers, subscribers, slowSubscribers, start, expected);
     }
 
-    private Report finish(Report report, List<Publisher> publishers, List<Subscriber> subscribers, long start, long expected) {
+    private Report finish(Report report, List<Publisher> publishers, List<Subscriber> subscribers,
+            List<SlowSubscriber> slowSubscribers, long start, long expected) {
         for (var c : subscribers) c.loop.execute(c::disconnect);
+        for (var c : slowSubscribers) c.loop.execute(c::disconnect);
         for (var c : publishers) c.loop.execute(c::disconnect);
+        long now = System.nanoTime();
         context.closeLoops(); // joins the loop threads: their fields are visible from here on
         long sent = 0;
         long acked = 0;
@@ -117,7 +141,8 @@ final class PubSubScenario {
         for (var p : publishers) {
             sent += p.sent;
             acked += p.acked;
-            pubEnd = Math.max(pubEnd, p.finishedAt);
+            // A publisher still waiting for acknowledgements (a broker that stalled it) counts until now.
+            pubEnd = Math.max(pubEnd, p.finished || start == 0 ? p.finishedAt : now);
         }
         long deliveries = 0;
         long duplicates = 0;
@@ -150,14 +175,18 @@ final class PubSubScenario {
         double recvSeconds = (lastReceive - start) / 1e9;
         double publishRate = pubSeconds > 0 ? sent / pubSeconds : 0;
         double receiveRate = recvSeconds > 0 ? deliveries / recvSeconds : 0;
+        // QoS 1/2: the rate at which the broker acknowledged (PUBACK / PUBCOMP), what a slow subscriber may hold back.
+        double acknowledgeRate = pubSeconds > 0 ? (qos == 0 ? sent : acked) / pubSeconds : 0;
         report.put("published", sent).put("acknowledged", qos == 0 ? sent : acked).put("delivered", deliveries)
                 .put("expected", expected).put("lost", missing).put("duplicates", duplicates).put("foreign", foreign)
-                .put("published_per_s", publishRate).put("received_per_s", receiveRate)
+                .put("published_per_s", publishRate).put("acknowledged_per_s", acknowledgeRate).put("received_per_s", receiveRate)
                 .put("publish_seconds", pubSeconds).put("receive_seconds", recvSeconds);
-        report.say("%s%d->%d qos%d %dB", context.labelPrefix(), publishers.size(), subscribers.size(), qos, payload)
+        report.say("%s%d->%d%s qos%d %dB", context.labelPrefix(), publishers.size(), subscribers.size(),
+                        slowSubscribers.isEmpty() ? "" : " +" + slowSubscribers.size() + " slow", qos, payload)
                 .say("received %,.0f msg/s", receiveRate)
-                .say("published %,.0f msg/s", publishRate)
-                .say("%,d published, %,d delivered of %,d expected", sent, deliveries, expected)
+                .say("published %,.0f msg/s", publishRate);
+        if (qos > 0) report.say("acknowledged %,.0f msg/s", acknowledgeRate);
+        report.say("%,d published, %,d delivered of %,d expected", sent, deliveries, expected)
                 .say("lost %,d", missing).say("duplicates %,d", duplicates);
         if (foreign > 0) report.say("unexpected payloads %,d", foreign);
         if (lossExample != null) report.put("loss_example", lossExample).say("e.g. %s", lossExample);
@@ -431,6 +460,68 @@ final class PubSubScenario {
         @Override
         void onFailed(String reason) {
             errors.add("subscriber " + index + ": " + reason);
+            if (!subscribed) ready.countDown();
+        }
+    }
+
+    /**
+     * A stuck consumer: subscribes on the same filter, then stops reading its socket (a small receive
+     * buffer, so the broker's writes block soon) and acknowledges nothing.
+     */
+    private final class SlowSubscriber extends Connection {
+        final int index;
+        final String filter;
+        final CountDownLatch ready;
+        boolean subscribed;
+
+        SlowSubscriber(EventLoop loop, int index, String filter, CountDownLatch ready) {
+            super(loop, context.address(), context.v5(), SLOW_RECEIVE_BUFFER, 1024);
+            this.index = index;
+            this.filter = filter;
+            this.ready = ready;
+        }
+
+        @Override
+        byte[] connectPacket() {
+            // Keep-alive 0: it sends nothing after SUBSCRIBE, and should stay connected, only slow.
+            return Mqtt.connect(context.clientId("slow" + index), 0, true, v5);
+        }
+
+        @Override
+        int receiveBufferSize() {
+            return SLOW_RECEIVE_BUFFER;
+        }
+
+        @Override
+        boolean wantsRead() {
+            return !subscribed;
+        }
+
+        @Override
+        void onConnected() {
+            try {
+                send(Mqtt.subscribe(1, filter, qos, v5));
+            } catch (IOException e) {
+                fail(e.getMessage());
+            }
+        }
+
+        @Override
+        void onPacket(int header, ByteBuffer frame, int bodyOffset, int bodyLength) {
+            // A PUBLISH read in the same batch as the SUBACK is left unacknowledged, like the rest.
+            if (Mqtt.type(header) != Mqtt.SUBACK || subscribed) return;
+            int code = frame.get(bodyOffset + bodyLength - 1) & 0xFF;
+            if (code >= 0x80) {
+                fail("SUBACK refused " + filter + " with code " + code);
+                return;
+            }
+            subscribed = true;
+            ready.countDown();
+        }
+
+        @Override
+        void onFailed(String reason) {
+            errors.add("slow subscriber " + index + ": " + reason);
             if (!subscribed) ready.countDown();
         }
     }
