@@ -105,7 +105,7 @@ for c in columns:
 print("| " + " | ".join(header) + " |")
 print("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
 for label, scenario, key, _, higher in ROWS:
-    if not any(d.glob(f"*.{scenario}.out") for d in rounds):
+    if not any(any(d.glob(f"*.{scenario}.out")) for d in rounds):
         continue  # not run (run-compare.sh -s)
     base, base_text = cell(columns[0], scenario, key)
     row = [label, base_text]
