@@ -183,14 +183,19 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
   fi
   port=$(free_port)
   if [ "$1" -lt 0 ]; then start_mosquitto "$port"; else start_pekquitto "$port" "$config" "${JARS[$1]}" "$name"; fi
+  if [ "$1" -lt 0 ]; then echo mosquitto; else echo "jar=${JARS[$1]} $config"; fi >"$RUN_DIR/$name.config"
   if ! wait_port "$port"; then
     cleanup
     BROKER_PID=""
+    # An error in every cell of the column rather than cells that silently say n/a.
+    for entry in "${SCENARIOS[@]}"; do
+      echo "{\"scenario\":\"${entry%%|*}\",\"errors\":\"broker did not start, see $name.log\"}" >"$RUN_DIR/$name.${entry%%|*}.out"
+    done
+    echo "== $name: broker did not start${ROUND_TAG}" >&2
     return 0
   fi
   sleep 1
   local pid; pid=$(broker_process)
-  if [ "$1" -lt 0 ]; then echo mosquitto; else echo "jar=${JARS[$1]} $config"; fi >"$RUN_DIR/$name.config"
   # Warm-up, discarded: the JIT compiles the hot paths of a JVM broker, QoS 0 and QoS 1 both
   # (Mosquitto gets the same run).
   timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 >"$RUN_DIR/$name.warmup.out" 2>&1 || true
