@@ -34,7 +34,7 @@ OUT=""
 ONLY=""
 LABELS=""
 ROUNDS=1
-usage() { sed -n '2,26p' "$0"; exit 2; }
+usage() { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 fail() { echo "run-compare: $*" >&2; exit 2; }
 while getopts "d:c:o:s:l:r:h" opt; do
   case $opt in
