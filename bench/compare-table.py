@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
 """Prints run-compare.sh's results as a markdown table: each value and its ratio to Mosquitto's.
 
-usage: compare-table.py OUT_DIR mosquitto pekquitto-1 [pekquitto-2 ...]
+usage: compare-table.py OUT_DIR mosquitto COLUMN [COLUMN ...]
+
+Reads OUT_DIR/<column>.<scenario>.out, or with several rounds OUT_DIR/round-<n>/<column>.<scenario>.out;
+then each cell is the median over the rounds with its min..max, and ratios are of medians.
 """
 import json
+import re
+import statistics
 import sys
 from pathlib import Path
 
 out, columns = Path(sys.argv[1]), sys.argv[2:]
+rounds = sorted((d for d in out.glob("round-*") if re.fullmatch(r"round-\d+", d.name)),
+                key=lambda d: int(d.name.split("-")[1])) or [out]
 
 ROWS = [  # label, scenario, key, unit, higher_is_better
     ("fan-in QoS 0, 10->2, msgs/s received", "fanin-qos0", "received_per_s", "", True),
     ("fan-in QoS 1, 10->2, msgs/s received", "fanin-qos1", "received_per_s", "", True),
     ("fan-in QoS 2, 10->2, msgs/s received", "fanin-qos2", "received_per_s", "", True),
+    ("fan-in QoS 1, 10->2, PUBACKs/s", "fanin-qos1", "acknowledged_per_s", "", True),
+    ("fan-in QoS 1 + 1 slow subscriber, PUBACKs/s", "slow-subscriber-qos1", "acknowledged_per_s", "", True),
+    ("fan-in QoS 1 + 1 slow subscriber, msgs/s received by the 2 others", "slow-subscriber-qos1", "received_per_s", "", True),
+    ("fan-in QoS 0 + 1,000 subscription changes/s elsewhere, msgs/s received", "churn-qos0", "received_per_s", "", True),
     ("fan-in QoS 1 unthrottled, msgs/s received", "fanin-qos1-unthrottled", "received_per_s", "", True),
     ("fan-in QoS 0 unthrottled, msgs/s received", "fanin-qos0-unthrottled", "received_per_s", "", True),
-    ("fan-in QoS 1 + 1 subscriber that never reads, msgs/s published", "slow-subscriber-qos1", "published_per_s", "", True),
-    ("fan-in QoS 1 + 1 subscriber that never reads, msgs/s received", "slow-subscriber-qos1", "received_per_s", "", True),
-    ("fan-in QoS 0 + 1,000 subscription changes/s elsewhere, msgs/s received", "churn-qos0", "received_per_s", "", True),
     ("fan-out QoS 0, 1->100, deliveries/s", "fanout", "received_per_s", "", True),
     ("QoS 1 PUBLISH->PUBACK p50, us", "latency", "puback_p50_us", "", False),
     ("QoS 1 PUBLISH->PUBACK p99, us", "latency", "puback_p99_us", "", False),
@@ -30,8 +38,8 @@ ROWS = [  # label, scenario, key, unit, higher_is_better
 ]
 
 
-def load(column, scenario):
-    path = out / f"{column}.{scenario}.out"
+def load(directory, column, scenario):
+    path = directory / f"{column}.{scenario}.out"
     if not path.exists():
         return None
     for line in reversed(path.read_text().splitlines()):
@@ -43,22 +51,51 @@ def load(column, scenario):
     return {"errors": (path.read_text().strip().splitlines() or ["no output"])[0]}
 
 
-def cell(result, key):
-    if result is None or key not in result:
-        # A value the scenario does not produce for this broker (live heap: JVM brokers only) is n/a.
-        return None, "error" if result and result.get("errors") else "n/a"
-    value = result[key]
-    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
-    notes = []
+def number(value):
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def notes(result):
+    found = []
     if result.get("lost"):
-        notes.append(f"lost {result['lost']:,}")
+        found.append(f"lost {result['lost']:,}")
     if result.get("failed"):
-        notes.append(f"{result['failed']:,} failed")
+        found.append(f"{result['failed']:,} failed")
     if result.get("connected") is not None and result.get("connected") != result.get("connections"):
-        notes.append(f"{result['connected']:,} of {result['connections']:,} connected")
+        found.append(f"{result['connected']:,} of {result['connections']:,} connected")
     if result.get("errors") and not result.get("lost"):
-        notes.append("error")
-    return value, text + (f" ({', '.join(notes)})" if notes else "")
+        found.append("error")
+    return found
+
+
+def in_rounds(found):
+    """Notes or errors seen per round, {text: [round, ...]}, as lines: "text in r1,r3" with rounds."""
+    if len(rounds) == 1:
+        return list(found)
+    return [f"{text} in " + ",".join(f"r{n}" for n in numbers) for text, numbers in found.items()]
+
+
+def cell(column, scenario, key):
+    """The median over the rounds and its text: "median (min..max; notes)"; (None, text) if no value."""
+    values, remarks, results = [], {}, []
+    for n, directory in enumerate(rounds, 1):
+        result = load(directory, column, scenario)
+        results.append(result)
+        if result is None:
+            continue
+        if key in result and result[key] is not None:
+            values.append(result[key])
+        for note in notes(result):
+            remarks.setdefault(note, []).append(n)
+    if not values:
+        # A value the scenario does not produce for this broker (live heap: JVM brokers only) is n/a.
+        return None, "error" if any(r and r.get("errors") for r in results) else "n/a"
+    median = statistics.median(values)
+    shown = in_rounds(remarks)
+    if len(rounds) > 1:
+        shown.insert(0, f"{number(min(values))}..{number(max(values))}"
+                     + (f" of {len(values)} rounds" if len(values) != len(rounds) else ""))
+    return median, number(median) + (f" ({'; '.join(shown)})" if shown else "")
 
 
 header = ["metric"]
@@ -69,22 +106,29 @@ for c in columns:
 print("| " + " | ".join(header) + " |")
 print("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
 for label, scenario, key, _, higher in ROWS:
-    if all(load(c, scenario) is None for c in columns):
+    if not any(any(d.glob(f"*.{scenario}.out")) for d in rounds):
         continue  # not run (run-compare.sh -s)
-    base, base_text = cell(load(columns[0], scenario), key)
+    base, base_text = cell(columns[0], scenario, key)
     row = [label, base_text]
     for c in columns[1:]:
-        value, text = cell(load(c, scenario), key)
+        value, text = cell(c, scenario, key)
         row.append(text)
         row.append(f"{value / base:.2f}" if value is not None and base else "-")
     print("| " + " | ".join(row) + " |")
 print()
+if len(rounds) > 1:
+    print(f"Each value is the median of {len(rounds)} rounds (min..max in brackets); ratios are of medians.")
 print("Ratios are pekquitto / Mosquitto: above 1 is better for rates, below 1 is better for latency and memory.")
-errors = []
+for c in columns[1:]:
+    config = out / f"{c}.config" if len(rounds) == 1 else rounds[0] / f"{c}.config"
+    if config.exists():
+        print(f"- {c}: {config.read_text().strip()}")
+errors = {}
 for c in columns:
-    for _, scenario, _, _, _ in ROWS:
-        r = load(c, scenario)
-        if r and r.get("errors"):
-            errors.append(f"- {c} {scenario}: {r['errors']}")
-for e in dict.fromkeys(errors):
-    print(e)
+    for n, directory in enumerate(rounds, 1):
+        for scenario in dict.fromkeys(r[1] for r in ROWS):
+            r = load(directory, c, scenario)
+            if r and r.get("errors"):
+                errors.setdefault(f"- {c} {scenario}: {r['errors']}", []).append(n)
+for line in in_rounds(errors):
+    print(line)

@@ -3,15 +3,21 @@
 # pekquitto configuration), side by side in one run, and prints a markdown table with each value and
 # its ratio to Mosquitto's.
 #
-#   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [-s SCENARIOS] [-l LABELS] [--] ["JVM_OPTS" ...]
+#   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [-s SCENARIOS] [-l LABELS]
+#                        [-r ROUNDS] [--] ["[jar=PATH ]JVM_OPTS" ...]
 #
 # Each trailing argument is one pekquitto configuration, as JVM options (default: one column,
 # "-Dpekquitto.shards=1"); e.g.  bench/run-compare.sh -- "-Dpekquitto.shards=1" "-Dpekquitto.shards=2"
 # (the `--` ends the script's own options, so that getopts does not read "-D..." as one).
-# A configuration that starts with "jar=PATH " runs that broker jar instead of ops/target/pekquitto.jar,
-# to compare two builds in one run: -- "jar=/tmp/before.jar -Dpekquitto.shards=1" "-Dpekquitto.shards=1".
-# -s runs only the named scenarios (comma-separated, e.g. -s fanin-qos1,slow-subscriber-qos1);
-# -l names the pekquitto columns (comma-separated, e.g. -l before,after; default pekquitto-1, ...).
+# A configuration starting with `jar=PATH ` runs the broker jar PATH (no spaces in PATH) instead of
+# ops/target/pekquitto.jar, so one run can compare two builds:
+#   bench/run-compare.sh -l before,after -- "jar=/tmp/pekquitto-before.jar -Dpekquitto.shards=1" "-Dpekquitto.shards=1"
+#   -s SCENARIOS  comma-separated subset of the scenario names below (default: all), run in the table's order
+#   -l LABELS     comma-separated column names, one per configuration (default: pekquitto-1, pekquitto-2, ...)
+#   -r ROUNDS     run every column ROUNDS times, the order reversed every other round (mosquitto, A, B;
+#                 then B, A, mosquitto; ...) so that drift of the machine does not land on one column;
+#                 the table shows each value's median and its min..max over the rounds [1]
+# One load-generator jar (this tree's bench/target/pekquitto-bench.jar) drives every column.
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
 # its scenarios; a trap kills whatever is left.
@@ -27,19 +33,86 @@ IDLE=10000
 OUT=""
 ONLY=""
 LABELS=""
-while getopts "d:c:o:s:l:h" opt; do
+ROUNDS=1
+usage() { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
+fail() { echo "run-compare: $*" >&2; exit 2; }
+while getopts "d:c:o:s:l:r:h" opt; do
   case $opt in
     d) DURATION=$OPTARG ;;
     c) IDLE=$OPTARG ;;
     o) OUT=$OPTARG ;;
-    s) ONLY=",$OPTARG," ;;
+    s) ONLY=$OPTARG ;;
     l) LABELS=$OPTARG ;;
-    *) sed -n '2,16p' "$0"; exit 2 ;;
+    r) ROUNDS=$OPTARG ;;
+    *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
 CONFIGS=("$@")
 [ ${#CONFIGS[@]} -eq 0 ] && CONFIGS=("-Dpekquitto.shards=1")
+[[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || fail "-d wants whole seconds > 0: $DURATION"
+[[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 20 ]] || fail "-r wants 1..20 rounds: $ROUNDS"
+
+# Each scenario: name, then the load generator's arguments (duration appended).
+# Idle first (after the warm-up), so that memory is measured on a broker that has only warmed up.
+SCENARIOS=(
+  "idle|idle --connections $IDLE --hold 5"
+  "fanin-qos0|fanin --qos 0 --max-lag 100"
+  "fanin-qos1|fanin --qos 1 --max-lag 50"
+  "fanin-qos2|fanin --qos 2 --max-lag 50"
+  "slow-subscriber-qos1|fanin --qos 1 --max-lag 50 --slow-subscribers 1"
+  "churn-qos0|fanin --qos 0 --max-lag 100 --subscription-churn 1000"
+  "fanin-qos1-unthrottled|fanin --qos 1"
+  "fanin-qos0-unthrottled|fanin --qos 0"
+  "fanout|fanout --qos 0 --max-lag 100"
+  "latency|latency --messages 20000 --warmup 2000"
+  "connect-rate|connect-rate"
+)
+if [ -n "$ONLY" ]; then
+  IFS=, read -r -a wanted <<<"$ONLY"
+  for w in "${wanted[@]}"; do
+    found=""
+    for entry in "${SCENARIOS[@]}"; do [ "${entry%%|*}" = "$w" ] && found=1; done
+    [ -n "$found" ] || fail "unknown scenario '$w'; known: $(printf '%s ' "${SCENARIOS[@]%%|*}")"
+  done
+  selected=()
+  for entry in "${SCENARIOS[@]}"; do
+    for w in "${wanted[@]}"; do [ "${entry%%|*}" = "$w" ] && selected+=("$entry"); done
+  done
+  SCENARIOS=("${selected[@]}")
+fi
+# Broker lifetime bound: warm-up, every scenario (its load, drain, connects) plus slack.
+BROKER_TIMEOUT=$(( (${#SCENARIOS[@]} + 2) * (DURATION + 30) + 120 ))
+
+# Column names: -l, or pekquitto-1, pekquitto-2, ... They name files, hence the character set.
+NAMES=()
+if [ -n "$LABELS" ]; then
+  IFS=, read -r -a NAMES <<<"$LABELS"
+  [ ${#NAMES[@]} -eq ${#CONFIGS[@]} ] || fail "-l names ${#NAMES[@]} column(s) for ${#CONFIGS[@]} configuration(s)"
+else
+  for i in "${!CONFIGS[@]}"; do NAMES+=("pekquitto-$((i + 1))"); done
+fi
+for name in "${NAMES[@]}"; do
+  [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || fail "column name '$name': letters, digits, . _ - only"
+  [ "$name" != mosquitto ] || fail "column name 'mosquitto' is Mosquitto's"
+done
+[ "$(printf '%s\n' "${NAMES[@]}" | sort | uniq -d)" = "" ] || fail "column names repeat: ${NAMES[*]}"
+
+# Each configuration: its broker jar (a leading `jar=PATH`) and the rest, its JVM options.
+JARS=()
+OPTS=()
+for config in "${CONFIGS[@]}"; do
+  if [[ $config == jar=* ]]; then
+    jar=${config%% *}
+    jar=${jar#jar=}
+    if [[ $config == *" "* ]]; then OPTS+=("${config#* }"); else OPTS+=(""); fi
+    [ -f "$jar" ] || fail "no broker jar $jar"
+    JARS+=("$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")")
+  else
+    JARS+=("$BROKER_JAR")
+    OPTS+=("$config")
+  fi
+done
 
 WORK="$(mktemp -d /tmp/pekquitto-compare.XXXXXX)"
 [ -z "$OUT" ] && OUT="$WORK"
@@ -55,7 +128,9 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 [ -f "$BENCH_JAR" ] || (cd "$ROOT" && mvn -B -q -pl bench -am -DskipTests package)
-[ -f "$BROKER_JAR" ] || (cd "$ROOT" && mvn -B -q -DskipTests package)
+if [[ " ${JARS[*]} " == *" $BROKER_JAR "* && ! -f $BROKER_JAR ]]; then
+  (cd "$ROOT" && mvn -B -q -DskipTests package)
+fi
 command -v jq >/dev/null || { echo "run-compare: jq is needed" >&2; exit 2; }
 
 free_port() {
@@ -72,24 +147,6 @@ wait_port() { # port: wait until something accepts on 127.0.0.1:port (90 s at mo
   return 1
 }
 
-# Broker lifetime bound: every scenario plus slack.
-BROKER_TIMEOUT=$(( 12 * DURATION + 300 ))
-# Each scenario: name, then the load generator's arguments (duration appended).
-# Idle first (after the warm-up), so that memory is measured on a broker that has only warmed up.
-SCENARIOS=(
-  "idle|idle --connections $IDLE --hold 5"
-  "fanin-qos0|fanin --qos 0 --max-lag 100"
-  "fanin-qos1|fanin --qos 1 --max-lag 50"
-  "fanin-qos2|fanin --qos 2 --max-lag 50"
-  "fanin-qos1-unthrottled|fanin --qos 1"
-  "slow-subscriber-qos1|fanin --qos 1 --max-lag 50 --slow-subscribers 1"
-  "churn-qos0|fanin --qos 0 --max-lag 100 --subscription-churn 1000"
-  "fanin-qos0-unthrottled|fanin --qos 0"
-  "fanout|fanout --qos 0 --max-lag 100"
-  "latency|latency --messages 20000 --warmup 2000"
-  "connect-rate|connect-rate"
-)
-
 start_mosquitto() { # port
   local conf="$WORK/mosquitto.conf"
   cat >"$conf" <<CONF
@@ -99,20 +156,15 @@ max_inflight_messages 20
 max_queued_messages 1000
 set_tcp_nodelay true
 CONF
-  timeout "$BROKER_TIMEOUT" "$MOSQUITTO" -c "$conf" >"$OUT/mosquitto.log" 2>&1 &
+  timeout "$BROKER_TIMEOUT" "$MOSQUITTO" -c "$conf" >"$RUN_DIR/mosquitto.log" 2>&1 &
   BROKER_PID=$!
 }
 
-start_pekquitto() { # port, jvm options (one string, optionally starting with "jar=PATH "), log name
-  local conf="$WORK/pekquitto-$1.conf" jar="$BROKER_JAR" options=$2
-  if [[ $options == jar=* ]]; then
-    jar=${options%% *}; jar=${jar#jar=}
-    [[ $options == *" "* ]] && options=${options#* } || options=""
-  fi
-  [ -f "$jar" ] || { echo "run-compare: no broker jar at $jar" >&2; return 1; }
+start_pekquitto() { # port, jvm options (one string), broker jar, log name
+  local conf="$WORK/pekquitto-$1.conf"
   echo "listeners = [ { host = \"127.0.0.1\", port = $1 } ]" >"$conf"
   # shellcheck disable=SC2086  # the options string is split on purpose
-  timeout "$BROKER_TIMEOUT" "$JAVA" $options -jar "$jar" -c "$conf" >"$OUT/$3.log" 2>&1 &
+  timeout "$BROKER_TIMEOUT" "$JAVA" $2 -jar "$3" -c "$conf" >"$RUN_DIR/$4.log" 2>&1 &
   BROKER_PID=$!
 }
 
@@ -123,56 +175,70 @@ broker_process() {
   echo "${child:-$BROKER_PID}"
 }
 
-run_side() { # column name, "mosquitto" or pekquitto JVM options
-  local name=$1 config=$2 port
+run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
+  local name config port
+  if [ "$1" -lt 0 ]; then
+    name=mosquitto config=mosquitto
+  else
+    name=${NAMES[$1]} config=${OPTS[$1]}
+  fi
   port=$(free_port)
-  if [ "$config" = mosquitto ]; then start_mosquitto "$port"; else start_pekquitto "$port" "$config" "$name"; fi
+  if [ "$1" -lt 0 ]; then start_mosquitto "$port"; else start_pekquitto "$port" "$config" "${JARS[$1]}" "$name"; fi
+  if [ "$1" -lt 0 ]; then echo mosquitto; else echo "jar=${JARS[$1]} $config"; fi >"$RUN_DIR/$name.config"
   if ! wait_port "$port"; then
     cleanup
     BROKER_PID=""
+    # An error in every cell of the column rather than cells that silently say n/a.
+    for entry in "${SCENARIOS[@]}"; do
+      echo "{\"scenario\":\"${entry%%|*}\",\"errors\":\"broker did not start, see $name.log\"}" >"$RUN_DIR/$name.${entry%%|*}.out"
+    done
+    echo "== $name: broker did not start${ROUND_TAG}" >&2
     return 0
   fi
   sleep 1
   local pid; pid=$(broker_process)
-  echo "$config" >"$OUT/$name.config"
-  # Warm-up, discarded: a JVM broker compiles its hot paths first (Mosquitto gets the same run).
-  # Warm-up: the JIT compiles the hot paths of a JVM broker (QoS 0 and QoS 1 paths both).
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 >"$OUT/$name.warmup.out" 2>&1 || true
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 >>"$OUT/$name.warmup.out" 2>&1 || true
+  # Warm-up, discarded: the JIT compiles the hot paths of a JVM broker, QoS 0 and QoS 1 both
+  # (Mosquitto gets the same run).
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 >"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
-    [ -n "$ONLY" ] && [[ $ONLY != *",$scenario,"* ]] && continue
     if [ "$scenario" = idle ]; then
       extra="--broker-pid $pid"
       # A JVM broker: also its live heap after a full GC (jcmd), the figure DESIGN.md budgets.
-      [ "$config" != mosquitto ] && extra="$extra --jcmd"
+      [ "$1" -ge 0 ] && extra="$extra --jcmd"
     fi
     if ! kill -0 "$pid" 2>/dev/null; then
-      echo "{\"scenario\":\"$scenario\",\"errors\":\"broker not running\"}" >"$OUT/$name.$scenario.out"
-      echo "== $name $scenario: broker not running" >&2
+      echo "{\"scenario\":\"$scenario\",\"errors\":\"broker not running\"}" >"$RUN_DIR/$name.$scenario.out"
+      echo "== $name $scenario: broker not running${ROUND_TAG}" >&2
       continue
     fi
     # shellcheck disable=SC2086  # the argument strings are split on purpose
     timeout $(( 3 * DURATION + 120 )) "$JAVA" -jar "$BENCH_JAR" $args --port "$port" --duration "$DURATION" \
-        --label "$name" --json $extra >"$OUT/$name.$scenario.out" 2>&1 || true
-    echo "== $(head -1 "$OUT/$name.$scenario.out")" >&2
+        --label "$name" --json $extra >"$RUN_DIR/$name.$scenario.out" 2>&1 || true
+    echo "== $(head -1 "$RUN_DIR/$name.$scenario.out")${ROUND_TAG}" >&2
     sleep 1
   done
-  ps -o rss= -p "$pid" >"$OUT/$name.rss-end" 2>/dev/null || true
+  ps -o rss= -p "$pid" >"$RUN_DIR/$name.rss-end" 2>/dev/null || true
   cleanup
   BROKER_PID=""
   sleep 2
 }
 
 echo "run-compare: results in $OUT; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-COLUMN_NAMES=(mosquitto)
-run_side mosquitto mosquitto
-IFS=, read -r -a LABEL_LIST <<<"$LABELS"
-for i in "${!CONFIGS[@]}"; do
-  name=${LABEL_LIST[$i]:-pekquitto-$((i + 1))}
-  COLUMN_NAMES+=("$name")
-  run_side "$name" "${CONFIGS[$i]}"
+COLUMNS_IN_ORDER=(-1 "${!CONFIGS[@]}")  # -1: Mosquitto
+for round in $(seq 1 "$ROUNDS"); do
+  # One round: the results straight in OUT; several: OUT/round-N each, read by compare-table.py.
+  RUN_DIR="$OUT" ROUND_TAG=""
+  if [ "$ROUNDS" -gt 1 ]; then RUN_DIR="$OUT/round-$round" ROUND_TAG=" (round $round of $ROUNDS)"; fi
+  mkdir -p "$RUN_DIR"
+  order=("${COLUMNS_IN_ORDER[@]}")
+  if [ $((round % 2)) -eq 0 ]; then
+    order=()
+    for ((k = ${#COLUMNS_IN_ORDER[@]} - 1; k >= 0; k--)); do order+=("${COLUMNS_IN_ORDER[$k]}"); done
+  fi
+  for column in "${order[@]}"; do run_side "$column"; done
 done
 echo "run-compare: done; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-python3 "$ROOT/bench/compare-table.py" "$OUT" "${COLUMN_NAMES[@]}"
+python3 "$ROOT/bench/compare-table.py" "$OUT" mosquitto "${NAMES[@]}"

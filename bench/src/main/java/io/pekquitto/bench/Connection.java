@@ -44,6 +44,8 @@ abstract class Connection implements FrameParser.Handler {
             channel = SocketChannel.open();
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            // Before connect: the receive window is negotiated in the handshake.
+            if (receiveBufferSize() > 0) channel.setOption(StandardSocketOptions.SO_RCVBUF, receiveBufferSize());
             boolean done = channel.connect(address);
             key = channel.register(loop.selector(), done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, this);
             interest = key.interestOps();
@@ -67,6 +69,16 @@ abstract class Connection implements FrameParser.Handler {
 
     /** Called after each batch of reads, before the flush: publishers refill their window here. */
     void afterRead() {}
+
+    /** The socket's receive buffer in bytes, set before connecting; 0 leaves the system's default. */
+    int receiveBufferSize() {
+        return 0;
+    }
+
+    /** Whether to stay selected for reading; a subscriber that plays a stuck consumer stops. */
+    boolean wantsRead() {
+        return true;
+    }
 
     /** Whether to stay selected for writing with nothing pending (a QoS 0 publisher pumping). */
     boolean wantsWrite() {
@@ -148,7 +160,7 @@ abstract class Connection implements FrameParser.Handler {
     final void flush() throws IOException {
         if (closed) return;
         writePending();
-        int wanted = SelectionKey.OP_READ | (out.position() > 0 || wantsWrite() ? SelectionKey.OP_WRITE : 0);
+        int wanted = (wantsRead() ? SelectionKey.OP_READ : 0) | (out.position() > 0 || wantsWrite() ? SelectionKey.OP_WRITE : 0);
         setInterest(wanted);
     }
 

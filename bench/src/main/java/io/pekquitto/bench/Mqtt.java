@@ -77,7 +77,7 @@ final class Mqtt {
         return packet(UNSUBSCRIBE << 4 | 0b0010, body);                 // [MQTT-3.10.1-1]
     }
 
-    /** For the blocking side clients: reads one whole packet and checks its type. */
+    /** For a blocking side client: reads one whole packet and checks its type. */
     static void expect(InputStream in, int type, String who) throws IOException {
         int header = in.read();
         if (header < 0 || type(header) != type) {

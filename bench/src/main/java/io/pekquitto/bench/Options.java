@@ -37,9 +37,12 @@ final class Options {
               --inflight N        unacknowledged QoS 1/2 messages per publisher [16]
               --max-lag N         publishers stay at most N messages ahead of the slowest subscriber
                                   (end-to-end flow control, so broker queue limits are not hit) [0 = off]
-              --slow-subscribers K  fanin/fanout: K more subscribers on the same filter that stop reading once
-                                  subscribed (what does a client that does not keep up cost the others?) [0]
-              --subscription-churn N  fanin/fanout: one more client SUBSCRIBEs and UNSUBSCRIBEs filters no
+              --slow-subscribers K
+                                  fanin/fanout: K more subscribers on the same filter that never read their
+                                  socket after SUBACK (small receive buffer, no acks), a stuck consumer;
+                                  they are not counted in received, lost or --max-lag [0]
+              --subscription-churn N
+                                  fanin/fanout: one more client SUBSCRIBEs and UNSUBSCRIBEs filters no
                                   publisher uses, N changes a second [0]
               --drain S           seconds to wait for the last deliveries after publishing stops [10]
               --warmup N          latency round trips not measured [1000]

@@ -3,7 +3,6 @@ package io.pekquitto.bench;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -15,6 +14,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * message (fanin: on the wildcard covering the publishers' topics; fanout: one publisher, its exact
  * topic). Every payload carries its publisher id and sequence number, so each subscriber checks that
  * it got each message exactly once; at QoS 1 and 2 a missing message is a failure.
+ *
+ * <p>What one client costs the others: {@code --slow-subscribers K} adds K {@link SlowSubscriber}s
+ * (does the broker slow the publishers down to a stuck consumer, or queue and drop for it alone?), and
+ * {@code --subscription-churn N} one {@link SubscriptionChurn} (what do subscriptions changing
+ * elsewhere cost the routing of these topics?).
  */
 final class PubSubScenario {
 
@@ -24,6 +28,7 @@ final class PubSubScenario {
     private final boolean fanout;
     private final int publisherCount;
     private final int subscriberCount;
+    private final int slowSubscriberCount;
     private final int qos;
     private final int payload;
     private final int window;
@@ -31,16 +36,18 @@ final class PubSubScenario {
     private final long duration;
     private final long drain;
     private final long maxLag;
-    private final Disturbances disturbances;
     /** Per (subscriber, publisher): the highest sequence number received + 1, for --max-lag. */
     private final AtomicLongArray progress;
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+    private final int churnRate;
+    private SubscriptionChurn churn;
 
     PubSubScenario(Bench.Context context, Options options, boolean fanout) {
         this.context = context;
         this.fanout = fanout;
         this.publisherCount = fanout ? 1 : options.integer("publishers", 10, 1, 10_000);
         this.subscriberCount = options.integer("subscribers", fanout ? 100 : 2, 1, 10_000);
+        this.slowSubscriberCount = slowSubscribers(options);
         this.qos = options.integer("qos", 0, 0, 2);
         this.payload = options.integer("payload", 32, Mqtt.PublishTemplate.MIN_PAYLOAD, 1 << 20);
         this.window = options.integer("inflight", 16, 1, 65_535);
@@ -48,34 +55,46 @@ final class PubSubScenario {
         this.duration = options.nanos("duration", 10);
         this.drain = options.nanos("drain", 10);
         this.maxLag = options.longValue("max-lag", 0);
-        this.disturbances = new Disturbances(options);
         this.progress = new AtomicLongArray(maxLag > 0 ? publisherCount * subscriberCount : 0);
+        this.churnRate = options.integer("subscription-churn", 0, 0, 100_000);
+    }
+
+    /** {@code --slow-subscribers}: 0 (none) by default. */
+    static int slowSubscribers(Options options) {
+        return options.integer("slow-subscribers", 0, 0, 10_000);
     }
 
     Report run() throws InterruptedException {
         var report = new Report(fanout ? "fanout" : "fanin");
         var base = "bench/" + context.runId();
-        var subscribersReady = new CountDownLatch(subscriberCount);
+        var subscribersReady = new CountDownLatch(subscriberCount + slowSubscriberCount);
         var publishersReady = new CountDownLatch(publisherCount);
         var publishersDone = new CountDownLatch(publisherCount);
         var subscribers = new ArrayList<Subscriber>();
+        var slowSubscribers = new ArrayList<SlowSubscriber>();
         var publishers = new ArrayList<Publisher>();
         var filter = fanout ? base + "/0" : base + "/+";
         for (int i = 0; i < subscriberCount; i++) {
-            subscribers.add(new Subscriber(context.loop(i), i, filter, subscribersReady));
+            subscribers.add(new Subscriber(context, context.loop(i), i, filter, qos, publisherCount, maxLag > 0 ? progress : null,
+                    subscribersReady, errors::add));
         }
         for (int i = 0; i < publisherCount; i++) {
             publishers.add(new Publisher(context.loop(subscriberCount + i), i, base + "/" + i, publishersReady, publishersDone));
         }
+        for (int i = 0; i < slowSubscriberCount; i++) {
+            slowSubscribers.add(new SlowSubscriber(context, context.loop(subscriberCount + publisherCount + i), i, filter, qos,
+                    subscribersReady, errors::add));
+        }
         for (var s : subscribers) s.loop.execute(s::open);
+        for (var s : slowSubscribers) s.loop.execute(s::open);
         if (!subscribersReady.await(30, TimeUnit.SECONDS)) errors.add("subscribers not all subscribed within 30 s");
-        disturbances.start(context, filter, qos, errors::add);
+        startChurn();
         for (var p : publishers) p.loop.execute(p::open);
         if (!publishersReady.await(30, TimeUnit.SECONDS)) errors.add("publishers not all connected within 30 s");
         report.put("label", context.label()).put("qos", qos).put("publishers", publisherCount)
-                .put("subscribers", subscriberCount).put("payload", payload).put("inflight", qos == 0 ? 0 : window)
+                .put("subscribers", subscriberCount).put("slow_subscribers", slowSubscriberCount).put("payload", payload).put("inflight", qos == 0 ? 0 : window)
                 .put("max_lag", maxLag);
-        if (!errors.isEmpty()) return finish(report, publishers, subscribers, 0, 0);
+        if (!errors.isEmpty()) return finish(report, publishers, subscribers, slowSubscribers, 0, 0);
 
         long start = System.nanoTime();
         long deadline = start + duration;
@@ -107,22 +126,38 @@ final class PubSubScenario {
             }
             Thread.sleep(5);
         }
-        return finish(report, publishers, subscribers, start, expected);
+        return finish(report, publishers, subscribers, slowSubscribers, start, expected);
     }
 
-    private Report finish(Report report, List<Publisher> publishers, List<Subscriber> subscribers, long start, long expected) {
+    private void startChurn() {
+        if (churnRate == 0) return;
+        try {
+            churn = SubscriptionChurn.start(context.address(), context.runId(), churnRate, context.v5());
+        } catch (IOException e) {
+            errors.add("subscription churn: " + e.getMessage());
+        }
+    }
+
+    private Report finish(Report report, List<Publisher> publishers, List<Subscriber> subscribers,
+            List<SlowSubscriber> slowSubscribers, long start, long expected) {
         for (var c : subscribers) c.loop.execute(c::disconnect);
+        for (var c : slowSubscribers) c.loop.execute(c::disconnect);
         for (var c : publishers) c.loop.execute(c::disconnect);
+        long now = System.nanoTime();
         context.closeLoops(); // joins the loop threads: their fields are visible from here on
-        disturbances.close();
-        disturbances.describe(report);
+        if (churn != null) {
+            churn.close();
+            report.put("subscription_changes", churn.changes());
+            if (churn.error() != null) errors.add(churn.error());
+        }
         long sent = 0;
         long acked = 0;
         long pubEnd = start;
         for (var p : publishers) {
             sent += p.sent;
             acked += p.acked;
-            pubEnd = Math.max(pubEnd, p.finishedAt);
+            // A publisher still waiting for acknowledgements (a broker that stalled it) counts until now.
+            pubEnd = Math.max(pubEnd, p.finished || start == 0 ? p.finishedAt : now);
         }
         long deliveries = 0;
         long duplicates = 0;
@@ -155,14 +190,18 @@ final class PubSubScenario {
         double recvSeconds = (lastReceive - start) / 1e9;
         double publishRate = pubSeconds > 0 ? sent / pubSeconds : 0;
         double receiveRate = recvSeconds > 0 ? deliveries / recvSeconds : 0;
+        // QoS 1/2: the rate at which the broker acknowledged (PUBACK / PUBCOMP), what a slow subscriber may hold back.
+        double acknowledgeRate = pubSeconds > 0 ? (qos == 0 ? sent : acked) / pubSeconds : 0;
         report.put("published", sent).put("acknowledged", qos == 0 ? sent : acked).put("delivered", deliveries)
                 .put("expected", expected).put("lost", missing).put("duplicates", duplicates).put("foreign", foreign)
-                .put("published_per_s", publishRate).put("received_per_s", receiveRate)
+                .put("published_per_s", publishRate).put("acknowledged_per_s", acknowledgeRate).put("received_per_s", receiveRate)
                 .put("publish_seconds", pubSeconds).put("receive_seconds", recvSeconds);
-        report.say("%s%d->%d qos%d %dB", context.labelPrefix(), publishers.size(), subscribers.size(), qos, payload)
+        report.say("%s%d->%d%s qos%d %dB", context.labelPrefix(), publishers.size(), subscribers.size(),
+                        slowSubscribers.isEmpty() ? "" : " +" + slowSubscribers.size() + " slow", qos, payload)
                 .say("received %,.0f msg/s", receiveRate)
-                .say("published %,.0f msg/s", publishRate)
-                .say("%,d published, %,d delivered of %,d expected", sent, deliveries, expected)
+                .say("published %,.0f msg/s", publishRate);
+        if (qos > 0) report.say("acknowledged %,.0f msg/s", acknowledgeRate);
+        report.say("%,d published, %,d delivered of %,d expected", sent, deliveries, expected)
                 .say("lost %,d", missing).say("duplicates %,d", duplicates);
         if (foreign > 0) report.say("unexpected payloads %,d", foreign);
         if (lossExample != null) report.put("loss_example", lossExample).say("e.g. %s", lossExample);
@@ -338,105 +377,6 @@ final class PubSubScenario {
             stopped = true;
             inflight = 0;
             if (started && !finished) finish(System.nanoTime());
-        }
-    }
-
-    /** Receives, acknowledges and checks every message. */
-    private final class Subscriber extends Connection {
-        final int index;
-        final String filter;
-        final CountDownLatch ready;
-        final BitSet[] seen = new BitSet[publisherCount];
-        boolean subscribed;
-        long deliveries;
-        long unique;
-        long duplicates;
-        long foreign;
-        long lastReceive;
-        volatile long uniqueView;
-
-        Subscriber(EventLoop loop, int index, String filter, CountDownLatch ready) {
-            super(loop, context.address(), context.v5(), BUFFER, 16 * 1024);
-            this.index = index;
-            this.filter = filter;
-            this.ready = ready;
-            for (int i = 0; i < seen.length; i++) seen[i] = new BitSet(1 << 16);
-        }
-
-        @Override
-        byte[] connectPacket() {
-            return Mqtt.connect(context.clientId("s" + index), context.keepAlive(), true, v5);
-        }
-
-        @Override
-        void onConnected() {
-            try {
-                send(Mqtt.subscribe(1, filter, qos, v5));
-            } catch (IOException e) {
-                fail(e.getMessage());
-            }
-        }
-
-        @Override
-        void onPacket(int header, ByteBuffer frame, int bodyOffset, int bodyLength) throws IOException {
-            switch (Mqtt.type(header)) {
-                case Mqtt.PUBLISH -> onPublish(header, frame, bodyOffset, bodyLength);
-                case Mqtt.PUBREL -> {
-                    ensureRoom(4);
-                    Mqtt.putAck(out, Mqtt.PUBCOMP, frame.getShort(bodyOffset) & 0xFFFF);
-                }
-                case Mqtt.SUBACK -> {
-                    int code = frame.get(bodyOffset + bodyLength - 1) & 0xFF;
-                    if (code >= 0x80) {
-                        fail("SUBACK refused " + filter + " with code " + code);
-                        return;
-                    }
-                    if (code != qos) errors.add("subscriber " + index + " granted QoS " + code + " instead of " + qos);
-                    subscribed = true;
-                    ready.countDown();
-                }
-                case Mqtt.PINGRESP -> { }
-                default -> errors.add("subscriber " + index + " got unexpected packet type " + Mqtt.type(header));
-            }
-        }
-
-        private void onPublish(int header, ByteBuffer frame, int bodyOffset, int bodyLength) throws IOException {
-            int received = Mqtt.qos(header);
-            int payloadAt = Mqtt.publishPayloadOffset(frame, bodyOffset, received, v5);
-            if (received > 0) {
-                int packetId = frame.getShort(bodyOffset + 2 + (frame.getShort(bodyOffset) & 0xFFFF)) & 0xFFFF;
-                ensureRoom(4);
-                Mqtt.putAck(out, received == 1 ? Mqtt.PUBACK : Mqtt.PUBREC, packetId);
-            }
-            deliveries++;
-            lastReceive = System.nanoTime();
-            if (bodyOffset + bodyLength - payloadAt < Mqtt.PublishTemplate.MIN_PAYLOAD) {
-                foreign++;
-                return;
-            }
-            int publisher = frame.getInt(payloadAt);
-            long sequence = frame.getLong(payloadAt + 4);
-            if (publisher < 0 || publisher >= publisherCount || sequence < 0 || sequence > Integer.MAX_VALUE) {
-                foreign++;
-                return;
-            }
-            if (maxLag > 0) {
-                int slot = index * publisherCount + publisher;
-                if (sequence + 1 > progress.get(slot)) progress.lazySet(slot, sequence + 1);
-            }
-            var bits = seen[publisher];
-            if (bits.get((int) sequence)) {
-                duplicates++;
-            } else {
-                bits.set((int) sequence);
-                uniqueView = ++unique;
-            }
-        }
-
-        @Override
-        void onFailed(String reason) {
-            errors.add("subscriber " + index + ": " + reason);
-            if (!subscribed) ready.countDown();
         }
     }
 }

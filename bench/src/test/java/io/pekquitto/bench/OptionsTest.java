@@ -28,14 +28,6 @@ class OptionsTest {
     }
 
     @Test
-    void slowSubscribersAreAnOptionOfThePubSubScenarios() throws Exception {
-        var options = Options.parse(new String[] {"fanin", "--slow-subscribers", "1"});
-        assertEquals(1, options.integer("slow-subscribers", 0, 0, 1_000));
-        assertThrows(Options.UsageException.class,
-                () -> Options.parse(new String[] {"fanin", "--slow-subscribers", "-1"}).integer("slow-subscribers", 0, 0, 1_000));
-    }
-
-    @Test
     void rssLineParses() {
         assertEquals(12_345, IdleScenario.parseKib("VmRSS:\t   12345 kB"));
     }
@@ -60,5 +52,50 @@ class OptionsTest {
     void jsonEscapesText() {
         var report = new Report("fanin").put("label", "a\"b").put("rate", 1.5).put("n", 3L);
         assertEquals("{\"scenario\":\"fanin\",\"label\":\"a\\\"b\",\"rate\":1.500,\"n\":3}", report.json());
+    }
+
+    @Test
+    void slowSubscribersAreNoneByDefault() {
+        assertEquals(0, PubSubScenario.slowSubscribers(Options.parse("fanin", "--qos", "1")));
+    }
+
+    @Test
+    void slowSubscribersTakeACountBesideTheOtherFaninOptions() {
+        var options = Options.parse("fanin", "--qos", "1", "--max-lag", "50", "--slow-subscribers", "1", "--json");
+        assertEquals(1, PubSubScenario.slowSubscribers(options));
+        assertEquals(1, options.integer("qos", 0, 0, 2));
+        assertEquals(50, options.longValue("max-lag", 0));
+        assertTrue(options.flag("json"));
+    }
+
+    @Test
+    void slowSubscribersAlsoApplyToFanout() {
+        assertEquals(3, PubSubScenario.slowSubscribers(Options.parse("fanout", "--slow-subscribers", "3")));
+    }
+
+    @Test
+    void slowSubscribersMustBeACountInRange() {
+        for (var bad : new String[] {"-1", "10001", "one", ""}) {
+            var options = Options.parse("fanin", "--slow-subscribers", bad);
+            var e = assertThrows(Options.UsageException.class, () -> PubSubScenario.slowSubscribers(options), bad);
+            assertTrue(e.getMessage().startsWith("--slow-subscribers "), e.getMessage());
+        }
+    }
+
+    @Test
+    void slowSubscribersNeedAValue() {
+        var e = assertThrows(Options.UsageException.class, () -> Options.parse("fanin", "--slow-subscribers"));
+        assertEquals("option --slow-subscribers needs a value", e.getMessage());
+    }
+
+    @Test
+    void slowSubscribersAreInTheUsage() {
+        assertTrue(Options.USAGE.contains("--slow-subscribers K"));
+    }
+
+    @Test
+    void slowSubscriberIsAnOptionOfFaninNotAScenario() {
+        assertEquals("unknown scenario slow-subscriber", assertThrows(Options.UsageException.class,
+                () -> Options.parse("slow-subscriber")).getMessage());
     }
 }
