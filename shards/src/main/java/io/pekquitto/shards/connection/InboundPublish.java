@@ -101,6 +101,8 @@ final class InboundPublish {
         // [MQTT-3.3.4-9] a client must not exceed our Receive Maximum; 3.1.1 clients are never told it.
         if (session.awaitingPubRelCount() > settings.receiveMaximum() && settings.strictReceiveMaximum()
                 && version.hasProperties()) {
+            // Not routed, so not awaiting PUBREL: the client's resend on its resumed session is a new message.
+            session.release(publish.packetId());
             return new Violation(ReasonCode.RECEIVE_MAXIMUM_EXCEEDED, "more QoS 2 PUBLISHes than Receive Maximum");
         }
         return new Accepted(message, pubRec);
