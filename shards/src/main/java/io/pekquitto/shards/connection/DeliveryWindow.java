@@ -151,12 +151,18 @@ final class DeliveryWindow {
     }
 
     private void send(Publish publish) {
-        if (maximumPacketSize < BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
-                && PacketEncoder.encodedSize(publish, version) > maximumPacketSize) {
+        // The size checked is that of the PUBLISH as sent, Topic Alias included.
+        var toSend = aliases.apply(publish, this::fits);
+        if (!fits(toSend)) {
             // Discarded as if delivered [MQTT-3.1.2-25]: its slot is free for the next one.
             if (publish.qos() != QoS.AT_MOST_ONCE) session.abandon(publish.packetId());
             return;
         }
-        out.accept(aliases.apply(publish));
+        out.accept(toSend);
+    }
+
+    private boolean fits(Publish publish) {
+        return maximumPacketSize >= BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
+                || PacketEncoder.encodedSize(publish, version) <= maximumPacketSize;
     }
 }
