@@ -127,7 +127,8 @@ class InboundPublishTest {
     }
 
     @Test
-    void anEmptyTopicWithoutAliasIsAProtocolError() {  // 3.3.2.3.4: "It is a Protocol Error if the Topic Name is zero length and there is no Topic Alias"
+    void anEmptyTopicWithoutAliasIsAProtocolError() {
+        // 3.3.2.3.4: "It is a Protocol Error if the Topic Name is zero length and there is no Topic Alias".
         assertEquals(ReasonCode.PROTOCOL_ERROR,
                 violation(v5(DEFAULTS).receive(publish("", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW)));
     }
@@ -190,7 +191,8 @@ class InboundPublishTest {
     @Test
     void aQos2ResendBeforePubRelIsAcknowledgedButNotRoutedAgain() {  // [MQTT-4.3.3-9]
         var inbound = v5(DEFAULTS);
-        assertInstanceOf(InboundPublish.Accepted.class, inbound.receive(publish("a", QoS.EXACTLY_ONCE, 9, Properties.NONE), session, NOW));
+        assertInstanceOf(InboundPublish.Accepted.class,
+                inbound.receive(publish("a", QoS.EXACTLY_ONCE, 9, Properties.NONE), session, NOW));
         var resend = new Publish("a", Binary.utf8("x"), QoS.EXACTLY_ONCE, false, true, 9, Properties.NONE);
         var again = assertInstanceOf(InboundPublish.AcknowledgedOnly.class, inbound.receive(resend, session, NOW));
         assertEquals(new PubRec(9), again.ack());
@@ -201,7 +203,8 @@ class InboundPublishTest {
         var inbound = v5(DEFAULTS);
         inbound.receive(publish("a", QoS.EXACTLY_ONCE, 9, Properties.NONE), session, NOW);
         assertEquals(new PubComp(9), inbound.release(new PubRel(9), session));
-        assertInstanceOf(InboundPublish.Accepted.class, inbound.receive(publish("a", QoS.EXACTLY_ONCE, 9, Properties.NONE), session, NOW));
+        assertInstanceOf(InboundPublish.Accepted.class,
+                inbound.receive(publish("a", QoS.EXACTLY_ONCE, 9, Properties.NONE), session, NOW));
     }
 
     @Test
@@ -242,7 +245,8 @@ class InboundPublishTest {
     void aLenientReceiveMaximumPolicyAcceptsTheExcess() {
         var inbound = v5(BrokerSettings.parse("receive-maximum = 1\nreceive-maximum-policy = lenient"));
         inbound.receive(publish("a", QoS.EXACTLY_ONCE, 1, Properties.NONE), session, NOW);
-        assertInstanceOf(InboundPublish.Accepted.class, inbound.receive(publish("a", QoS.EXACTLY_ONCE, 2, Properties.NONE), session, NOW));
+        assertInstanceOf(InboundPublish.Accepted.class,
+                inbound.receive(publish("a", QoS.EXACTLY_ONCE, 2, Properties.NONE), session, NOW));
     }
 
     @Test

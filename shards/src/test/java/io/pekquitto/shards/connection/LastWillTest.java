@@ -77,7 +77,8 @@ class LastWillTest {
     }
 
     @Test
-    void aDelayedWillsExpiryCountsFromItsPublication() {  // 3.1.3.2.4: "sent as the Publication Expiry Interval when the Server publishes"
+    void aDelayedWillsExpiryCountsFromItsPublication() {
+        // 3.1.3.2.4: the lifetime "is sent as the Publication Expiry Interval when the Server publishes the Will Message".
         var properties = Properties.builder()
                 .set(PropertyId.WILL_DELAY_INTERVAL, 120L)
                 .set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 60L)

@@ -73,7 +73,8 @@ class SubscribeChecksTest {
     @Test
     void noLocalOnASharedSubscriptionIsAProtocolError() {  // [MQTT-3.8.3-4]
         var noLocal = new Subscription("$share/g/a", new SubscriptionOptions(QoS.AT_LEAST_ONCE, true, false, 0));
-        var outcome = SubscribeChecks.check(subscribe(Properties.NONE, at("b", QoS.AT_MOST_ONCE), noLocal), ProtocolVersion.MQTT_5, 2);
+        var both = subscribe(Properties.NONE, at("b", QoS.AT_MOST_ONCE), noLocal);
+        var outcome = SubscribeChecks.check(both, ProtocolVersion.MQTT_5, 2);
         assertEquals(ReasonCode.PROTOCOL_ERROR, assertInstanceOf(SubscribeChecks.Violation.class, outcome).reason());
     }
 
