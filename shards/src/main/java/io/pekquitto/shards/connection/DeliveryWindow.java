@@ -14,6 +14,7 @@ import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Every PUBLISH towards the client goes out here, whether it comes straight from the shard, out of the
@@ -38,6 +39,8 @@ final class DeliveryWindow {
     private final long maximumPacketSize;
     private final OutboundTopicAliases aliases;
     private final Consumer<Packet> out;
+    /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
+    private final Predicate<Publish> fitsTheClient = this::fits;
     private final boolean throttle;
     private final int congestionHighWater;
     private boolean congested;
@@ -151,12 +154,18 @@ final class DeliveryWindow {
     }
 
     private void send(Publish publish) {
-        if (maximumPacketSize < BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
-                && PacketEncoder.encodedSize(publish, version) > maximumPacketSize) {
+        // The size checked is that of the PUBLISH as sent, Topic Alias included.
+        var toSend = aliases.apply(publish, fitsTheClient);
+        if (!fits(toSend)) {
             // Discarded as if delivered [MQTT-3.1.2-25]: its slot is free for the next one.
             if (publish.qos() != QoS.AT_MOST_ONCE) session.abandon(publish.packetId());
             return;
         }
-        out.accept(aliases.apply(publish));
+        out.accept(toSend);
+    }
+
+    private boolean fits(Publish publish) {
+        return maximumPacketSize >= BrokerSettings.PROTOCOL_MAX_PACKET_SIZE
+                || PacketEncoder.encodedSize(publish, version) <= maximumPacketSize;
     }
 }

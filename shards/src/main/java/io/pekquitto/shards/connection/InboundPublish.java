@@ -71,6 +71,10 @@ final class InboundPublish {
                 properties = properties.toBuilder().remove(PropertyId.TOPIC_ALIAS).build();
             }
         }
+        if (topic.isEmpty()) {
+            // 3.3.2.3.4: "It is a Protocol Error if the Topic Name is zero length and there is no Topic Alias".
+            return new Violation(ReasonCode.PROTOCOL_ERROR, "empty topic name without a topic alias");
+        }
         if (!TopicName.isValid(topic)) return new Violation(ReasonCode.TOPIC_NAME_INVALID, "invalid topic name");
         if (publish.qos().value() > settings.maxQos()) {
             return new Violation(ReasonCode.QOS_NOT_SUPPORTED, "QoS above the server maximum");  // [MQTT-3.2.2-11]
@@ -97,6 +101,8 @@ final class InboundPublish {
         // [MQTT-3.3.4-9] a client must not exceed our Receive Maximum; 3.1.1 clients are never told it.
         if (session.awaitingPubRelCount() > settings.receiveMaximum() && settings.strictReceiveMaximum()
                 && version.hasProperties()) {
+            // Not routed, so not awaiting PUBREL: the client's resend on its resumed session is a new message.
+            session.release(publish.packetId());
             return new Violation(ReasonCode.RECEIVE_MAXIMUM_EXCEEDED, "more QoS 2 PUBLISHes than Receive Maximum");
         }
         return new Accepted(message, pubRec);

@@ -5,6 +5,7 @@ import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.Publish;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Topic aliases the broker sets towards an MQTT 5 client (3.3.2.3.4), within the client's Topic Alias
@@ -23,6 +24,14 @@ final class OutboundTopicAliases {
 
     /** The PUBLISH to send: unchanged, establishing an alias, or using one. */
     Publish apply(Publish publish) {
+        return apply(publish, establishing -> true);
+    }
+
+    /**
+     * As {@link #apply(Publish)}, but an alias is established only by a PUBLISH that still {@code fits}
+     * (the client's Maximum Packet Size): the Topic Alias property makes it larger than the plain one.
+     */
+    Publish apply(Publish publish, Predicate<Publish> fits) {
         if (maximum == 0) return publish;
         var alias = aliases.get(publish.topic());
         if (alias != null) {
@@ -31,9 +40,11 @@ final class OutboundTopicAliases {
         }
         if (aliases.size() >= maximum) return publish;
         int newAlias = aliases.size() + 1;
-        aliases.put(publish.topic(), newAlias);
-        return new Publish(publish.topic(), publish.payload(), publish.qos(), publish.retain(), publish.dup(),
+        var establishing = new Publish(publish.topic(), publish.payload(), publish.qos(), publish.retain(), publish.dup(),
                 publish.packetId(), withAlias(publish.properties(), newAlias));
+        if (!fits.test(establishing)) return publish;  // a later, smaller PUBLISH on this topic may establish it
+        aliases.put(publish.topic(), newAlias);
+        return establishing;
     }
 
     private static Properties withAlias(Properties properties, int alias) {

@@ -1,9 +1,11 @@
 package io.pekquitto.shards.connection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.Properties;
@@ -122,34 +124,59 @@ class ConnectNegotiationTest {
                 Properties.builder().set(PropertyId.SESSION_EXPIRY_INTERVAL, seconds).build());
     }
 
-    @Test
-    void disconnectKeepsTheExpiryOfTheConnectUnlessItSetsOne() {  // 3.14.2.2.2
-        var none = new Disconnect(ReasonCode.NORMAL_DISCONNECTION, Properties.NONE);
-        assertEquals(OptionalLong.of(60), ConnectNegotiation.expiryOnDisconnect(none, 60, ProtocolVersion.MQTT_5, DEFAULTS));
-        assertEquals(OptionalLong.of(5), ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(5), 60, ProtocolVersion.MQTT_5, DEFAULTS));
+    private static OptionalLong v5Expiry(Disconnect disconnect, long current, BrokerSettings settings) {
+        return ConnectNegotiation.expiryOnDisconnect(disconnect, current, ProtocolVersion.MQTT_5, settings);
     }
 
     @Test
-    void disconnectMayNotGiveAnExpiryToASessionThatHadNone() {  // 3.14.2.2.2: a protocol error
-        assertTrue(ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(5), 0, ProtocolVersion.MQTT_5, DEFAULTS).isEmpty());
-        assertEquals(OptionalLong.of(0), ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(0), 0, ProtocolVersion.MQTT_5, DEFAULTS));
+    void aDisconnectWithoutSessionExpiryKeepsTheOneFromConnect() {  // 3.14.2.2.2: absent, the CONNECT value applies
+        assertEquals(OptionalLong.of(300), v5Expiry(Disconnect.NORMAL, 300, DEFAULTS));
     }
 
     @Test
-    void disconnectExpiryIsCappedByTheServerMaximum() {  // max-session-expiry
-        var settings = BrokerSettings.parse("max-session-expiry = 100s");
-        assertEquals(OptionalLong.of(100), ConnectNegotiation.expiryOnDisconnect(disconnectWithExpiry(5_000), 60, ProtocolVersion.MQTT_5, settings));
+    void aDisconnectCannotGiveASessionThatEndsWithTheConnectionAnExpiry() {  // 3.14.2.2.2: a Protocol Error
+        assertEquals(OptionalLong.empty(), v5Expiry(disconnectWithExpiry(60), 0, DEFAULTS));
+        assertEquals(OptionalLong.of(0), v5Expiry(disconnectWithExpiry(0), 0, DEFAULTS), "0 again is no change, so no error");
     }
 
     @Test
-    void aMalformedPacketBeforeConnackIsRefusedInConnackInMqtt5Only() {  // [MQTT-4.13.1-1]
-        assertEquals(ReasonCode.MALFORMED_PACKET,
-                ConnectNegotiation.refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_5).orElseThrow().reason());
-        assertTrue(ConnectNegotiation.refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_3_1_1).isEmpty(),
-                "3.1.1 has no code for it: the connection just closes");
-        assertEquals(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, ConnectNegotiation.refusalOfMalformed(
-                ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, ProtocolVersion.MQTT_3_1_1).orElseThrow().reason());  // [MQTT-3.1.2-2]
-        var refusal = ConnectNegotiation.refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_5).orElseThrow();
-        assertTrue(!refusal.sessionPresent(), "[MQTT-3.2.2-6] Session Present 0 on a refusal");
+    void aDisconnectMayShortenOrLengthenAnExpiryWithinTheMaximum() {  // 3.14.2.2.2
+        var settings = BrokerSettings.parse(LIMITED);
+        assertEquals(OptionalLong.of(0), v5Expiry(disconnectWithExpiry(0), 600, settings));
+        assertEquals(OptionalLong.of(1200), v5Expiry(disconnectWithExpiry(1200), 600, settings));
+        assertEquals(OptionalLong.of(3600), v5Expiry(disconnectWithExpiry(86_400), 600, settings),
+                "capped by max-session-expiry, as in CONNECT");
+    }
+
+    @Test
+    void a311DisconnectLeavesTheExpiryAlone() {  // 3.1.1 DISCONNECT has no properties
+        var asked = disconnectWithExpiry(60);
+        assertEquals(OptionalLong.of(0), ConnectNegotiation.expiryOnDisconnect(asked, 0, ProtocolVersion.MQTT_3_1_1, DEFAULTS));
+    }
+
+    private static Optional<ConnAck> refusalOfMalformed(ReasonCode reason, ProtocolVersion version) {
+        return ConnectNegotiation.refusalOfMalformed(reason, version);
+    }
+
+    @Test
+    void aMalformedPacketBeforeConnAckIsAnsweredWithConnAckInMqtt5() {  // [MQTT-4.13.1-1], [MQTT-3.2.2-6]
+        var connAck = refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_5).orElseThrow();
+        assertEquals(ReasonCode.MALFORMED_PACKET, connAck.reason());
+        assertFalse(connAck.sessionPresent(), "Session Present is 0 on a refusal");
+        var tooLarge = refusalOfMalformed(ReasonCode.PACKET_TOO_LARGE, ProtocolVersion.MQTT_5).orElseThrow();
+        assertEquals(ReasonCode.PACKET_TOO_LARGE, tooLarge.reason(), "a code CONNACK may carry is kept");
+    }
+
+    @Test
+    void aReasonConnAckCannotCarryBecomesMalformedPacket() {  // 2.4: Table 2-6 lists the codes CONNACK may carry
+        var connAck = refusalOfMalformed(ReasonCode.TOPIC_ALIAS_INVALID, ProtocolVersion.MQTT_5).orElseThrow();
+        assertEquals(ReasonCode.MALFORMED_PACKET, connAck.reason());
+    }
+
+    @Test
+    void a311ClientGetsAConnAckOnlyForAnUnsupportedVersion() {  // 3.1.1 [MQTT-3.1.2-2]; no return code for malformed
+        assertEquals(Optional.empty(), refusalOfMalformed(ReasonCode.MALFORMED_PACKET, ProtocolVersion.MQTT_3_1_1));
+        var connAck = refusalOfMalformed(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, ProtocolVersion.MQTT_3_1_1).orElseThrow();
+        assertEquals(1, connAck.reason().connAckReturnCodeV3());
     }
 }

@@ -40,4 +40,14 @@ class OutboundTopicAliasesTest {
         assertSame(plain, aliases.apply(plain));
         assertEquals(Properties.NONE, aliases.apply(plain).properties());
     }
+
+    @Test
+    void anAliasIsEstablishedOnlyByAPublishThatFits() {  // [MQTT-3.1.2-25]: the alias property adds bytes
+        var aliases = new OutboundTopicAliases(2);
+        var tooBig = publish("a");
+        assertSame(tooBig, aliases.apply(tooBig, establishing -> false), "sent plain, no alias set");
+        var later = aliases.apply(publish("a"));
+        assertEquals("a", later.topic(), "the alias was never told to the client, so it is established now");
+        assertEquals(Optional.of(1), later.properties().topicAlias());
+    }
 }

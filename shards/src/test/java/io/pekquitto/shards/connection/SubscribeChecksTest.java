@@ -2,74 +2,110 @@ package io.pekquitto.shards.connection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.SubAck;
 import io.pekquitto.protocol.Subscribe;
 import io.pekquitto.protocol.Subscription;
 import io.pekquitto.protocol.SubscriptionOptions;
-import io.pekquitto.shards.connection.SubscribeChecks.Checked;
-import io.pekquitto.shards.connection.SubscribeChecks.Violation;
+import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.session.SubscribeRequest;
+import io.pekquitto.shards.settings.BrokerSettings;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The rules for a SUBSCRIBE before the shard applies it (3.8, 3.9). */
 class SubscribeChecksTest {
 
-    private static Subscription subscription(String filter, QoS qos) {
+    private static Subscribe subscribe(Properties properties, Subscription... subscriptions) {
+        return new Subscribe(1, List.of(subscriptions), properties);
+    }
+
+    private static Subscription at(String filter, QoS qos) {
         return new Subscription(filter, SubscriptionOptions.of(qos));
     }
 
-    private static Checked check(ProtocolVersion version, int maxQos, Properties properties, Subscription... subscriptions) {
-        var outcome = SubscribeChecks.check(new Subscribe(1, List.of(subscriptions), properties), version, maxQos);
-        return assertInstanceOf(Checked.class, outcome);
+    private static SubscribeChecks.Checked checked(Subscribe subscribe, ProtocolVersion version, int maxQos) {
+        return assertInstanceOf(SubscribeChecks.Checked.class, SubscribeChecks.check(subscribe, version, maxQos));
     }
 
     @Test
-    void oneReasonCodePerFilterInTheOrderOfTheRequest() {  // [MQTT-3.9.3-1]
-        var checked = check(ProtocolVersion.MQTT_5, 2, Properties.NONE,
-                subscription("a/#", QoS.EXACTLY_ONCE), subscription("b/+", QoS.AT_MOST_ONCE), subscription("c", QoS.AT_LEAST_ONCE));
-        assertEquals(List.of(ReasonCode.GRANTED_QOS_2, ReasonCode.GRANTED_QOS_0, ReasonCode.GRANTED_QOS_1), checked.reasons());
-        assertEquals(List.of("a/#", "b/+", "c"), checked.requests().stream().map(r -> r.topicFilter()).toList());
+    void oneReasonCodePerFilterInTheOrderGiven() {  // [MQTT-3.9.3-1]
+        var result = checked(subscribe(Properties.NONE, at("a", QoS.AT_LEAST_ONCE), at("a#", QoS.EXACTLY_ONCE),
+                at("b/+", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2);
+        assertEquals(List.of(ReasonCode.GRANTED_QOS_1, ReasonCode.TOPIC_FILTER_INVALID, ReasonCode.GRANTED_QOS_0), result.reasons());
+        assertEquals(List.of("a", "b/+"), result.requests().stream().map(SubscribeRequest::topicFilter).toList(),
+                "an invalid filter is refused alone; the others still apply");
     }
 
     @Test
-    void anInvalidFilterIsRefusedAloneAndTheOthersAreApplied() {  // [MQTT-4.7.1-2] [MQTT-4.7.1-3], 0x8F
-        var checked = check(ProtocolVersion.MQTT_5, 2, Properties.NONE,
-                subscription("a/#/b", QoS.AT_MOST_ONCE), subscription("ok", QoS.AT_MOST_ONCE), subscription("a+", QoS.AT_MOST_ONCE));
-        assertEquals(List.of(ReasonCode.TOPIC_FILTER_INVALID, ReasonCode.GRANTED_QOS_0, ReasonCode.TOPIC_FILTER_INVALID), checked.reasons());
-        assertEquals(List.of("ok"), checked.requests().stream().map(r -> r.topicFilter()).toList());
+    void invalidFiltersAreRefusedWithTopicFilterInvalid() {  // 4.7.1, 4.7.3, 4.8.2; reason code 0x8F
+        var invalid = List.of("", "a/#/b", "sport/tennis#", "sport+", "a/b+/c", "$share/g", "$share//a", "$share/g+/a",
+                "$share/g#/a", "$share/g/");
+        for (var filter : invalid) {
+            var result = checked(subscribe(Properties.NONE, at(filter, QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2);
+            assertEquals(List.of(ReasonCode.TOPIC_FILTER_INVALID), result.reasons(), () -> "filter '" + filter + "'");
+            assertTrue(result.requests().isEmpty(), () -> "filter '" + filter + "'");
+        }
     }
 
     @Test
-    void theGrantedQosIsCappedByTheServerMaximum() {  // 3.9.3: the granted QoS may be lower than asked
-        var checked = check(ProtocolVersion.MQTT_5, 1, Properties.NONE, subscription("a", QoS.EXACTLY_ONCE));
-        assertEquals(List.of(ReasonCode.GRANTED_QOS_1), checked.reasons());
-        assertEquals(QoS.AT_LEAST_ONCE, checked.requests().get(0).options().maximumQos());
+    void anInvalidFilterIsReported0x80In311() {  // 3.1.1 [MQTT-3.9.3-2]: return code 0x80 is Failure
+        var result = checked(subscribe(Properties.NONE, at("a/#/b", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_3_1_1, 2);
+        var bytes = PacketEncoder.encode(new SubAck(1, result.reasons(), Properties.NONE), ProtocolVersion.MQTT_3_1_1);
+        assertEquals(0x80, bytes.get(bytes.limit() - 1) & 0xFF);
+    }
+
+    @Test
+    void theGrantedQosIsCappedByTheServersMaximum() {  // 3.9.3: the server may grant a lower QoS than asked
+        var result = checked(subscribe(Properties.NONE, at("a", QoS.EXACTLY_ONCE), at("b", QoS.AT_MOST_ONCE)),
+                ProtocolVersion.MQTT_5, 1);
+        assertEquals(List.of(ReasonCode.GRANTED_QOS_1, ReasonCode.GRANTED_QOS_0), result.reasons());
+        assertEquals(QoS.AT_LEAST_ONCE, result.requests().get(0).options().maximumQos(),
+                "the subscription delivers at the granted QoS, not the asked one");
     }
 
     @Test
     void noLocalOnASharedSubscriptionIsAProtocolError() {  // [MQTT-3.8.3-4]
-        var noLocal = new Subscription("$share/g/a", new SubscriptionOptions(QoS.AT_MOST_ONCE, true, false, 0));
-        var outcome = SubscribeChecks.check(new Subscribe(1, List.of(noLocal), Properties.NONE), ProtocolVersion.MQTT_5, 2);
-        assertEquals(ReasonCode.PROTOCOL_ERROR, assertInstanceOf(Violation.class, outcome).reason());
+        var noLocal = new Subscription("$share/g/a", new SubscriptionOptions(QoS.AT_LEAST_ONCE, true, false, 0));
+        var both = subscribe(Properties.NONE, at("b", QoS.AT_MOST_ONCE), noLocal);
+        var outcome = SubscribeChecks.check(both, ProtocolVersion.MQTT_5, 2);
+        assertEquals(ReasonCode.PROTOCOL_ERROR, assertInstanceOf(SubscribeChecks.Violation.class, outcome).reason());
     }
 
     @Test
-    void theOptionsBesidesQosAreKeptAsAsked() {  // 3.8.3.1: No Local, Retain As Published, Retain Handling
-        var options = new SubscriptionOptions(QoS.AT_LEAST_ONCE, true, true, 2);
-        var checked = check(ProtocolVersion.MQTT_5, 2, Properties.NONE, new Subscription("a", options));
-        assertEquals(options, checked.requests().get(0).options());
+    void theOtherSubscriptionOptionsAreKept() {  // 3.8.3.1: No Local, Retain As Published, Retain Handling
+        var options = new SubscriptionOptions(QoS.EXACTLY_ONCE, true, true, 2);
+        var result = checked(subscribe(Properties.NONE, new Subscription("a/b", options)), ProtocolVersion.MQTT_5, 2);
+        assertEquals(options, result.requests().get(0).options());
     }
 
     @Test
-    void theSubscriptionIdentifierGoesWithEveryFilterOfTheRequest() {  // 3.8.2.1.2
-        var properties = Properties.builder().addSubscriptionIdentifier(42).build();
-        var checked = check(ProtocolVersion.MQTT_5, 2, properties, subscription("a", QoS.AT_MOST_ONCE), subscription("b", QoS.AT_MOST_ONCE));
-        assertEquals(List.of(42, 42), checked.requests().stream().map(r -> r.subscriptionIdentifier()).toList());
-        var none = check(ProtocolVersion.MQTT_5, 2, Properties.NONE, subscription("a", QoS.AT_MOST_ONCE));
-        assertEquals(0, none.requests().get(0).subscriptionIdentifier(), "0: none");
+    void theSubscriptionIdentifierGoesWithEveryFilter() {  // 3.8.2.1.2
+        var withId = Properties.builder().addSubscriptionIdentifier(42).build();
+        var result = checked(subscribe(withId, at("a", QoS.AT_MOST_ONCE), at("b/#", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2);
+        assertEquals(List.of(42, 42), result.requests().stream().map(SubscribeRequest::subscriptionIdentifier).toList());
+        var without = checked(subscribe(Properties.NONE, at("a", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2);
+        assertEquals(0, without.requests().get(0).subscriptionIdentifier(), "0: no identifier");
+    }
+
+    @Test
+    void wildcardSharedAndIdentifiedSubscriptionsAreGrantedAsConnAckAnnounces() {  // 3.2.2.3.11-3.2.2.3.13
+        var connAck = ConnectNegotiation.negotiate(new Connect(ProtocolVersion.MQTT_5, "c", true, 10, Optional.empty(),
+                Optional.empty(), Optional.empty(), Properties.NONE), BrokerSettings.defaults()).terms().orElseThrow()
+                .connAckProperties();
+        // Absent means available: the server must then accept these kinds of subscription.
+        assertEquals(Optional.empty(), connAck.wildcardSubscriptionAvailable());
+        assertEquals(Optional.empty(), connAck.sharedSubscriptionAvailable());
+        assertEquals(Optional.empty(), connAck.subscriptionIdentifierAvailable());
+        var withId = Properties.builder().addSubscriptionIdentifier(7).build();
+        var result = checked(subscribe(withId, at("a/+/c", QoS.AT_MOST_ONCE), at("#", QoS.AT_MOST_ONCE),
+                at("$share/group/a/#", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2);
+        assertEquals(List.of(ReasonCode.GRANTED_QOS_0, ReasonCode.GRANTED_QOS_0, ReasonCode.GRANTED_QOS_0), result.reasons());
     }
 }
