@@ -42,7 +42,7 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void aNewSubscriptionGetsTheRetainedMessageWithRetainSet() {  // 3.3.1.3; [MQTT-3.3.1-8] in 3.1.1
+    void aNewSubscriptionGetsTheRetainedMessageWithRetainSet() {  // 3.3.1.3; [MQTT-3.3.1-8 (3.1.1)]
         retained.retain(retainedMessage("a/b", "x"));
         var sent = subscribe("a/+");
         assertEquals(1, sent.size());
@@ -51,7 +51,7 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void aRetainedMessageReplacesTheTopicsPreviousOne() {  // [MQTT-3.3.1-5]
+    void aRetainedMessageReplacesTheTopicsPreviousOne() {  // [MQTT-3.3.1-5 (5.0)]
         retained.retain(retainedMessage("t", "old"));
         retained.retain(retainedMessage("t", "new"));
         assertEquals(Set.of("new"), payloadsFor("t"));
@@ -59,7 +59,7 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void anEmptyRetainedPayloadRemovesTheRetainedMessage() {  // [MQTT-3.3.1-6]
+    void anEmptyRetainedPayloadRemovesTheRetainedMessage() {  // [MQTT-3.3.1-6 (5.0)]
         retained.retain(retainedMessage("t", "x"));
         retained.retain(retainedMessage("t", ""));
         assertEquals(List.of(), subscribe("t"));
@@ -67,14 +67,14 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void anEmptyRetainedPayloadIsNeverStored() {  // [MQTT-3.3.1-7]
+    void anEmptyRetainedPayloadIsNeverStored() {  // [MQTT-3.3.1-7 (5.0)]
         retained.retain(retainedMessage("t", ""));
         assertEquals(0, retained.size());
         assertEquals(List.of(), subscribe("#"));
     }
 
     @Test
-    void retainZeroNeitherStoresNorRemoves() {  // [MQTT-3.3.1-8]
+    void retainZeroNeitherStoresNorRemoves() {  // [MQTT-3.3.1-8 (5.0)]
         retained.retain(publish("a", "not retained", QoS.AT_LEAST_ONCE, false));
         assertEquals(0, retained.size());
         retained.retain(retainedMessage("b", "kept"));
@@ -84,22 +84,22 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void retainHandlingZeroSendsOnEverySubscribe() {  // [MQTT-3.3.1-9]
+    void retainHandlingZeroSendsOnEverySubscribe() {  // [MQTT-3.3.1-9 (5.0)]
         retained.retain(retainedMessage("t", "x"));
         assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), true, NOW).size());
         assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), false, NOW).size(),
-                "re-sent on a replaced subscription too");  // [MQTT-3.8.4-4]
+                "re-sent on a replaced subscription too");  // [MQTT-3.8.4-4 (5.0)]
     }
 
     @Test
-    void retainHandlingOneSendsOnlyForANewSubscription() {  // [MQTT-3.3.1-10]
+    void retainHandlingOneSendsOnlyForANewSubscription() {  // [MQTT-3.3.1-10 (5.0)]
         retained.retain(retainedMessage("t", "x"));
         assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 1), true, NOW).size());
         assertEquals(List.of(), retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 1), false, NOW));
     }
 
     @Test
-    void retainHandlingTwoNeverSends() {  // [MQTT-3.3.1-11]
+    void retainHandlingTwoNeverSends() {  // [MQTT-3.3.1-11 (5.0)]
         retained.retain(retainedMessage("t", "x"));
         assertEquals(List.of(), retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 2), true, NOW));
     }
@@ -112,7 +112,7 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void theQosIsTheLowerOfTheRetainedAndTheGranted() {  // [MQTT-3.8.4-8]
+    void theQosIsTheLowerOfTheRetainedAndTheGranted() {  // [MQTT-3.8.4-8 (5.0)]
         retained.retain(publish("q2", "x", QoS.EXACTLY_ONCE, true));
         retained.retain(publish("q0", "x", QoS.AT_MOST_ONCE, true));
         var sent = retained.forSubscription(request("+", QoS.AT_LEAST_ONCE, 0), true, NOW).stream()
@@ -122,7 +122,7 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void theSubscriptionIdentifierGoesWithTheRetainedMessage() {  // [MQTT-3.3.4-3]
+    void theSubscriptionIdentifierGoesWithTheRetainedMessage() {  // [MQTT-3.3.4-3 (5.0)]
         retained.retain(retainedMessage("t", "x"));
         var options = new SubscriptionOptions(QoS.AT_LEAST_ONCE, false, false, 0);
         var sent = retained.forSubscription(new SubscribeRequest("t", options, 12), true, NOW);
@@ -132,7 +132,7 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void anExpiredRetainedMessageIsNotSentAndIsDropped() {  // [MQTT-3.3.2-5]
+    void anExpiredRetainedMessageIsNotSentAndIsDropped() {  // [MQTT-3.3.2-5 (5.0)]
         var tenSeconds = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 10L).build();
         retained.retain(Message.received("t", Binary.utf8("x"), QoS.AT_LEAST_ONCE, true, tenSeconds, NOW));
         assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), true, NOW + 9 * SECOND).size());
@@ -159,7 +159,7 @@ class RetainedMessagesTest {
     }
 
     @Test
-    void withRetainNotAvailableNothingIsStored() {  // retain-available = false ([MQTT-3.2.2-14] refuses RETAIN 1)
+    void withRetainNotAvailableNothingIsStored() {  // retain-available = false ([MQTT-3.2.2-14 (5.0)] refuses RETAIN 1)
         var unavailable = new RetainedMessages(false);
         unavailable.retain(retainedMessage("t", "x"));
         assertEquals(0, unavailable.size());

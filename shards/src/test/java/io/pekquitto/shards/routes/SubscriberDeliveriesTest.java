@@ -46,7 +46,7 @@ class SubscriberDeliveriesTest {
     }
 
     @Test
-    void theQosIsTheLowerOfThePublishedAndTheGranted() {  // [MQTT-3.8.4-8]
+    void theQosIsTheLowerOfThePublishedAndTheGranted() {  // [MQTT-3.8.4-8 (5.0)]
         routes.subscribe("low", "t", entry(QoS.AT_MOST_ONCE));
         routes.subscribe("high", "t", entry(QoS.EXACTLY_ONCE));
         deliver("p", published("t", QoS.AT_LEAST_ONCE, false));
@@ -65,14 +65,14 @@ class SubscriberDeliveriesTest {
     }
 
     @Test
-    void withoutRetainAsPublishedTheRetainFlagIsCleared() {  // [MQTT-3.3.1-12]
+    void withoutRetainAsPublishedTheRetainFlagIsCleared() {  // [MQTT-3.3.1-12 (5.0)]
         routes.subscribe("c", "t", entry(QoS.AT_LEAST_ONCE, false, false, 0));
         deliver("p", published("t", QoS.AT_LEAST_ONCE, true));
         assertFalse(delivered.get("c").retain());
     }
 
     @Test
-    void withRetainAsPublishedTheRetainFlagIsKept() {  // [MQTT-3.3.1-13]
+    void withRetainAsPublishedTheRetainFlagIsKept() {  // [MQTT-3.3.1-13 (5.0)]
         routes.subscribe("c", "t", entry(QoS.AT_LEAST_ONCE, false, true, 0));
         var retained = published("t", QoS.AT_LEAST_ONCE, true);
         deliver("p", retained);
@@ -83,7 +83,7 @@ class SubscriberDeliveriesTest {
     }
 
     @Test
-    void noLocalSkipsOnlyThePublishersOwnSubscription() {  // [MQTT-3.8.3-3]
+    void noLocalSkipsOnlyThePublishersOwnSubscription() {  // [MQTT-3.8.3-3 (5.0)]
         routes.subscribe("p", "t", entry(QoS.AT_LEAST_ONCE, true, false, 0));
         routes.subscribe("other", "t", entry(QoS.AT_LEAST_ONCE, true, false, 0));
         deliver("p", published("t", QoS.AT_LEAST_ONCE, false));
@@ -109,7 +109,7 @@ class SubscriberDeliveriesTest {
     // ---- overlapping subscriptions of one client
 
     @Test
-    void overlappingSubscriptionsDeliverOnceAtTheHighestQos() {  // [MQTT-3.3.4-2]
+    void overlappingSubscriptionsDeliverOnceAtTheHighestQos() {  // [MQTT-3.3.4-2 (5.0)]
         routes.subscribe("c", "a/#", entry(QoS.AT_MOST_ONCE));
         routes.subscribe("c", "a/+", entry(QoS.EXACTLY_ONCE));
         routes.subscribe("c", "a/b", entry(QoS.AT_LEAST_ONCE));
@@ -119,7 +119,7 @@ class SubscriberDeliveriesTest {
     }
 
     @Test
-    void overlappingSubscriptionsNeverRaiseThePublishedQos() {  // [MQTT-3.8.4-8]
+    void overlappingSubscriptionsNeverRaiseThePublishedQos() {  // [MQTT-3.8.4-8 (5.0)]
         routes.subscribe("c", "a/#", entry(QoS.EXACTLY_ONCE));
         routes.subscribe("c", "a/b", entry(QoS.EXACTLY_ONCE));
         deliver("p", published("a/b", QoS.AT_LEAST_ONCE, false));
@@ -127,7 +127,7 @@ class SubscriberDeliveriesTest {
     }
 
     @Test
-    void overlappingSubscriptionsSendEveryIdentifier() {  // [MQTT-3.3.4-3], [MQTT-3.3.4-4]: order not significant
+    void overlappingSubscriptionsSendEveryIdentifier() {  // [MQTT-3.3.4-3 (5.0)], [MQTT-3.3.4-4 (5.0)]: order not significant
         routes.subscribe("c", "a/#", entry(QoS.AT_LEAST_ONCE, false, false, 1));
         routes.subscribe("c", "a/+", entry(QoS.AT_LEAST_ONCE, false, false, 2));
         routes.subscribe("c", "a/b", entry(QoS.AT_LEAST_ONCE));  // no identifier: adds none
@@ -148,7 +148,7 @@ class SubscriberDeliveriesTest {
     }
 
     @Test
-    void noLocalOnOneOverlappingSubscriptionLeavesTheOther() {  // [MQTT-3.8.3-3] is per subscription
+    void noLocalOnOneOverlappingSubscriptionLeavesTheOther() {  // [MQTT-3.8.3-3 (5.0)] is per subscription
         routes.subscribe("p", "a/#", entry(QoS.EXACTLY_ONCE, true, false, 1));
         routes.subscribe("p", "a/b", entry(QoS.AT_MOST_ONCE, false, false, 2));
         deliver("p", published("a/b", QoS.EXACTLY_ONCE, false));
@@ -159,7 +159,7 @@ class SubscriberDeliveriesTest {
     }
 
     @Test
-    void noLocalOnEveryOverlappingSubscriptionDeliversNothingToThePublisher() {  // [MQTT-3.8.3-3]
+    void noLocalOnEveryOverlappingSubscriptionDeliversNothingToThePublisher() {  // [MQTT-3.8.3-3 (5.0)]
         routes.subscribe("p", "a/#", entry(QoS.AT_LEAST_ONCE, true, false, 0));
         routes.subscribe("p", "a/b", entry(QoS.AT_LEAST_ONCE, true, false, 0));
         routes.subscribe("q", "a/b", entry(QoS.AT_LEAST_ONCE));
@@ -195,7 +195,7 @@ class SubscriberDeliveriesTest {
         assertEquals("$share/g/a/+", first.sharedFilter());
         assertSame(group.sharedFilter(), first.sharedFilter(), "the group's string, not one built per delivery");
         assertSame(group.sharedFilter(), second.sharedFilter());
-        assertEquals(QoS.AT_LEAST_ONCE, first.qos(), "the member's granted QoS applies");  // [MQTT-4.8.2-3]
+        assertEquals(QoS.AT_LEAST_ONCE, first.qos(), "the member's granted QoS applies");  // [MQTT-4.8.2-3 (5.0)]
         assertEquals(List.of(3), first.properties().subscriptionIdentifiers());
     }
 }

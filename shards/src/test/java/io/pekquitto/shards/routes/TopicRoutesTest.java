@@ -56,7 +56,7 @@ class TopicRoutesTest {
     }
 
     @Test
-    void aClientWithOverlappingSubscriptionsMakesTheRouteNotUnique() {  // aggregation needed, [MQTT-3.3.4-2]
+    void aClientWithOverlappingSubscriptionsMakesTheRouteNotUnique() {  // aggregation needed, [MQTT-3.3.4-2 (5.0)]
         routes.subscribe("c", "a/#", QOS1);
         assertTrue(routes.routeFor("a/b").uniqueClients());
         routes.subscribe("d", "a/b", QOS1);

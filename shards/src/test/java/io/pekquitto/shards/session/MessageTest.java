@@ -67,7 +67,7 @@ class MessageTest {
     }
 
     @Test
-    void theForwardedExpiryDecreasesWithTheTimeWaited() {  // [MQTT-3.3.2-6]
+    void theForwardedExpiryDecreasesWithTheTimeWaited() {  // [MQTT-3.3.2-6 (5.0)]
         var message = withExpiry(60);
         assertEquals(Optional.of(60L), message.toPublish(1, false, NOW).properties().messageExpiryInterval());
         assertEquals(Optional.of(40L), message.toPublish(1, false, NOW + 20_000_000_000L).properties().messageExpiryInterval());
@@ -79,12 +79,12 @@ class MessageTest {
         var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 60L).build();
         var message = Message.received("t", Binary.EMPTY, QoS.AT_LEAST_ONCE, false, properties, now);
         assertFalse(message.isExpired(now + 59_000_000_000L));
-        assertTrue(message.isExpired(now + 60_000_000_000L));  // [MQTT-3.3.2-5]
+        assertTrue(message.isExpired(now + 60_000_000_000L));  // [MQTT-3.3.2-5 (5.0)]
         assertEquals(Optional.of(30L), message.toPublish(1, false, now + 30_000_000_000L).properties().messageExpiryInterval());
     }
 
     @Test
-    void rewritingTheExpiryKeepsTheOtherProperties() {  // [MQTT-3.3.2-17], [MQTT-3.3.2-20]: forwarded unaltered
+    void rewritingTheExpiryKeepsTheOtherProperties() {  // [MQTT-3.3.2-17 (5.0)], [MQTT-3.3.2-20 (5.0)]: forwarded unaltered
         var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 10L)
                 .set(PropertyId.CONTENT_TYPE, "text/plain").addUserProperty("k", "v").build();
         var message = Message.received("t", Binary.EMPTY, QoS.AT_LEAST_ONCE, false, properties, NOW);
