@@ -2,6 +2,7 @@ package io.pekquitto.shards.routes;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -64,7 +65,7 @@ class TopicRoutesTest {
         routes.subscribe("c", "a/+", QOS2);
         var route = routes.routeFor("a/b");
         assertEquals(3, route.local().size());
-        assertEquals(false, route.uniqueClients());
+        assertFalse(route.uniqueClients());
     }
 
     // ---- the cache and its targeted invalidation
