@@ -59,4 +59,54 @@ class DataPlaneTest {
         assertEquals(DataPlane.HIGH_WATER + 1, sent.get(sent.size() - 1).size());
         assertTrue(plane.isBelowLowWater());
     }
+
+    private void fillWindow(int destination) {
+        for (int i = 0; i < DataPlane.WINDOW; i++) {
+            plane.add(destination, item(QoS.AT_LEAST_ONCE));
+            plane.flush((d, batch) -> sent.add(batch));
+        }
+    }
+
+    @Test
+    void aRestartedDestinationGetsItsCreditsBack() {
+        fillWindow(1);
+        plane.add(1, item(QoS.AT_LEAST_ONCE));
+        plane.flush((destination, batch) -> sent.add(batch));
+        assertEquals(DataPlane.WINDOW, sent.size(), "no credit left");
+        plane.reset(1);
+        plane.flush((destination, batch) -> sent.add(batch));
+        assertEquals(DataPlane.WINDOW + 1, sent.size());
+    }
+
+    @Test
+    void overloadNeverDropsQos2() {
+        fillWindow(1);
+        for (int i = 0; i < DataPlane.HIGH_WATER; i++) plane.add(1, item(QoS.AT_LEAST_ONCE));
+        plane.add(1, item(QoS.EXACTLY_ONCE));
+        assertEquals(0, plane.droppedQos0());
+        plane.acknowledged(1);
+        plane.flush((destination, batch) -> sent.add(batch));
+        assertEquals(QoS.EXACTLY_ONCE, sent.get(sent.size() - 1).get(DataPlane.HIGH_WATER).message().qos());
+    }
+
+    @Test
+    void betweenTheMarksPublishersNeitherPauseNorResume() {  // hysteresis, so readers do not flap
+        fillWindow(1);
+        for (int i = 0; i < DataPlane.LOW_WATER; i++) plane.add(1, item(QoS.AT_LEAST_ONCE));
+        assertFalse(plane.isOverloaded());
+        assertFalse(plane.isBelowLowWater());
+    }
+
+    @Test
+    void oneOverloadedDestinationDoesNotHoldBackAnother() {
+        fillWindow(1);
+        for (int i = 0; i < DataPlane.HIGH_WATER; i++) plane.add(1, item(QoS.AT_LEAST_ONCE));
+        assertTrue(plane.add(0, item(QoS.AT_MOST_ONCE)), "QoS 0 to a calm destination is kept");
+        var toZero = new ArrayList<List<Forwarded>>();
+        plane.flush((destination, batch) -> {
+            if (destination == 0) toZero.add(batch);
+        });
+        assertEquals(1, toZero.size());
+        assertEquals(0, plane.droppedQos0());
+    }
 }

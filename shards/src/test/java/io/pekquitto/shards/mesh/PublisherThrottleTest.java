@@ -7,67 +7,98 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Back-pressure towards publishers: readers paused and peers' acknowledgements postponed until relief. */
 class PublisherThrottleTest {
+    private static final boolean OVERLOADED = true;
+    private static final boolean CALM = false;
+    private static final boolean BELOW_LOW_WATER = true;
+    private static final boolean ABOVE_LOW_WATER = false;
+
     private final PublisherThrottle<String, String> throttle = new PublisherThrottle<>();
 
     @Test
-    void withNothingCongestedEveryoneReadsAndEveryBatchIsAcknowledged() {
-        assertTrue(throttle.mayRead("r1", false));
+    void withoutPressureReadersReadOnAndBatchesAreAcknowledged() {
+        assertTrue(throttle.mayRead("r1", CALM));
         assertTrue(throttle.acknowledgeNow(1));
+        assertEquals(List.of(), throttle.meshRelieved(BELOW_LOW_WATER), "nobody was paused");
     }
 
     @Test
-    void anOverloadedMeshPausesReadersUntilItDrainsBelowItsLowWaterMark() {
-        assertFalse(throttle.mayRead("r1", true));
-        assertFalse(throttle.mayRead("r2", true));
-        assertTrue(throttle.acknowledgeNow(1), "the mesh's own overload does not hold peers' credits");
-        assertEquals(List.of(), throttle.meshRelieved(false), "still above the low-water mark");
-        assertEquals(List.of("r1", "r2"), throttle.meshRelieved(true));
-        assertEquals(List.of(), throttle.meshRelieved(true), "each reader resumed once");
+    void anOverloadedMeshPausesReadersUntilItIsBelowLowWater() {
+        assertFalse(throttle.mayRead("r1", OVERLOADED));
+        assertFalse(throttle.mayRead("r2", OVERLOADED));
+        assertTrue(throttle.acknowledgeNow(1), "the mesh alone never postpones acknowledgements");
+        assertEquals(List.of(), throttle.meshRelieved(ABOVE_LOW_WATER), "hysteresis: not yet");
+        assertEquals(List.of("r1", "r2"), throttle.meshRelieved(BELOW_LOW_WATER));
+        assertEquals(List.of(), throttle.meshRelieved(BELOW_LOW_WATER), "each reader resumes once");
     }
 
     @Test
-    void aCongestedSubscriberPausesReadersAndPostponesPeerAcknowledgements() {  // slow-subscriber-policy = throttle
+    void aCongestedSubscriberPausesReadersAndPostponesAcknowledgements() {
         throttle.congested("slow");
-        assertFalse(throttle.mayRead("r1", false));
+        assertFalse(throttle.mayRead("r1", CALM));
+        assertFalse(throttle.acknowledgeNow(1));
         assertFalse(throttle.acknowledgeNow(2));
-        assertFalse(throttle.acknowledgeNow(3));
-        var relief = throttle.relieved("slow", true);
-        assertEquals(List.of(2, 3), relief.acks());
+        assertEquals(List.of(), throttle.meshRelieved(BELOW_LOW_WATER), "the subscriber is still congested");
+        var relief = throttle.relieved("slow", BELOW_LOW_WATER);
+        assertEquals(List.of(1, 2), relief.acks());
         assertEquals(List.of("r1"), relief.readers());
     }
 
     @Test
-    void reliefComesOnlyWhenTheLastCongestedSubscriberIsRelieved() {
+    void reliefComesOnlyWhenTheLastCongestedSubscriberDrains() {
         throttle.congested("a");
         throttle.congested("b");
-        throttle.mayRead("r1", false);
         throttle.acknowledgeNow(1);
-        var first = throttle.relieved("a", true);
-        assertTrue(first.acks().isEmpty() && first.readers().isEmpty(), "b still congested");
-        var last = throttle.relieved("b", true);
-        assertEquals(List.of(1), last.acks());
-        assertEquals(List.of("r1"), last.readers());
+        throttle.mayRead("r1", CALM);
+        var early = throttle.relieved("a", BELOW_LOW_WATER);
+        assertEquals(List.of(), early.acks());
+        assertEquals(List.of(), early.readers());
+        assertFalse(throttle.acknowledgeNow(2), "b is still congested");
+        var relief = throttle.relieved("b", BELOW_LOW_WATER);
+        assertEquals(List.of(1, 2), relief.acks());
+        assertEquals(List.of("r1"), relief.readers());
+        assertTrue(throttle.acknowledgeNow(3));
+        assertTrue(throttle.mayRead("r2", CALM));
     }
 
     @Test
-    void readersStayPausedWhileTheMeshIsStillOverloadedAfterACongestionEnds() {
+    void reliefWithTheMeshStillHighReleasesAcknowledgementsButNotReaders() {
         throttle.congested("slow");
-        throttle.mayRead("r1", false);
         throttle.acknowledgeNow(1);
-        var relief = throttle.relieved("slow", false);
-        assertEquals(List.of(1), relief.acks(), "peers' credits go back at once");
-        assertEquals(List.of(), relief.readers(), "but the mesh is above its low-water mark");
-        assertEquals(List.of("r1"), throttle.meshRelieved(true));
+        throttle.mayRead("r1", OVERLOADED);
+        var relief = throttle.relieved("slow", ABOVE_LOW_WATER);
+        assertEquals(List.of(1), relief.acks());
+        assertEquals(List.of(), relief.readers());
+        assertEquals(List.of("r1"), throttle.meshRelieved(BELOW_LOW_WATER));
     }
 
     @Test
-    void relievingAConnectionThatWasNotCongestedChangesNothing() {
+    void relievingASubscriberThatWasNotCongestedLetsNothingGo() {
         throttle.congested("slow");
         throttle.acknowledgeNow(1);
-        var relief = throttle.relieved("other", true);
-        assertTrue(relief.acks().isEmpty());
-        assertFalse(throttle.acknowledgeNow(2), "slow is still congested");
+        throttle.mayRead("r1", CALM);
+        var relief = throttle.relieved("unknown", BELOW_LOW_WATER);
+        assertEquals(List.of(), relief.acks());
+        assertEquals(List.of(), relief.readers());
+        assertFalse(throttle.mayRead("r2", CALM), "still congested");
+    }
+
+    @Test
+    void aSubscriberCongestedTwiceIsRelievedOnce() {
+        throttle.congested("slow");
+        throttle.congested("slow");
+        throttle.acknowledgeNow(1);
+        assertEquals(List.of(1), throttle.relieved("slow", BELOW_LOW_WATER).acks());
+        assertTrue(throttle.acknowledgeNow(2));
+    }
+
+    @Test
+    void postponedAcknowledgementsAreReleasedOnce() {
+        throttle.congested("slow");
+        throttle.acknowledgeNow(1);
+        throttle.relieved("slow", BELOW_LOW_WATER);
+        throttle.congested("slow");
+        throttle.acknowledgeNow(2);
+        assertEquals(List.of(2), throttle.relieved("slow", BELOW_LOW_WATER).acks(), "1 was acknowledged already");
     }
 }

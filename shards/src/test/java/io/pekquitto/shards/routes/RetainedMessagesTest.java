@@ -11,95 +11,158 @@ import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.SubscribeRequest;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Retained messages (3.3.1.3): stored, replaced, cleared, and sent to new subscriptions by Retain Handling. */
 class RetainedMessagesTest {
-    private static final long NOW = 1_000_000_000_000L;
+    private static final long NOW = 7_000_000_000L;
+    private static final long SECOND = 1_000_000_000L;
 
     private final RetainedMessages retained = new RetainedMessages(true);
 
-    private static Message retainedMessage(String topic, String payload, QoS qos) {
-        return Message.received(topic, Binary.utf8(payload), qos, true, Properties.NONE, NOW);
+    private static Message publish(String topic, String payload, QoS qos, boolean retain) {
+        return Message.received(topic, Binary.utf8(payload), qos, retain, Properties.NONE, NOW);
     }
 
-    private static SubscribeRequest request(String filter, QoS qos, int retainHandling, int identifier) {
-        return new SubscribeRequest(filter, new SubscriptionOptions(qos, false, false, retainHandling), identifier);
+    private static Message retainedMessage(String topic, String payload) {
+        return publish(topic, payload, QoS.AT_LEAST_ONCE, true);
     }
 
-    private List<String> payloads(SubscribeRequest request, boolean isNew) {
-        return retained.forSubscription(request, isNew, NOW).stream().map(m -> m.payload().asUtf8()).sorted().toList();
+    private static SubscribeRequest request(String filter, QoS qos, int retainHandling) {
+        return new SubscribeRequest(filter, new SubscriptionOptions(qos, false, false, retainHandling), 0);
+    }
+
+    private List<Message> subscribe(String filter) {
+        return retained.forSubscription(request(filter, QoS.EXACTLY_ONCE, 0), true, NOW);
+    }
+
+    private Set<String> payloadsFor(String filter) {
+        return subscribe(filter).stream().map(m -> m.payload().asUtf8()).collect(Collectors.toSet());
     }
 
     @Test
-    void aNewRetainedMessageReplacesTheTopicsPreviousOne() {  // [MQTT-3.3.1-5]
-        retained.retain(retainedMessage("a", "old", QoS.AT_MOST_ONCE));
-        retained.retain(retainedMessage("a", "new", QoS.AT_MOST_ONCE));
-        assertEquals(List.of("new"), payloads(request("a", QoS.AT_MOST_ONCE, 0, 0), true));
+    void aNewSubscriptionGetsTheRetainedMessageWithRetainSet() {  // 3.3.1.3; [MQTT-3.3.1-8 (3.1.1)]
+        retained.retain(retainedMessage("a/b", "x"));
+        var sent = subscribe("a/+");
+        assertEquals(1, sent.size());
+        assertEquals("a/b", sent.get(0).topic());
+        assertTrue(sent.get(0).retain(), "RETAIN 1 even without Retain As Published");
+    }
+
+    @Test
+    void aRetainedMessageReplacesTheTopicsPreviousOne() {  // [MQTT-3.3.1-5 (5.0)]
+        retained.retain(retainedMessage("t", "old"));
+        retained.retain(retainedMessage("t", "new"));
+        assertEquals(Set.of("new"), payloadsFor("t"));
         assertEquals(1, retained.size());
     }
 
     @Test
-    void anEmptyPayloadClearsTheTopicAndIsNotStored() {  // [MQTT-3.3.1-6] [MQTT-3.3.1-7]
-        retained.retain(retainedMessage("a", "x", QoS.AT_MOST_ONCE));
-        retained.retain(Message.received("a", Binary.EMPTY, QoS.AT_MOST_ONCE, true, Properties.NONE, NOW));
-        assertEquals(0, retained.size());
-        assertEquals(List.of(), payloads(request("#", QoS.AT_MOST_ONCE, 0, 0), true));
-    }
-
-    @Test
-    void aMessageWithoutRetainIsNotStored() {  // [MQTT-3.3.1-8]
-        retained.retain(Message.received("a", Binary.utf8("x"), QoS.AT_MOST_ONCE, false, Properties.NONE, NOW));
+    void anEmptyRetainedPayloadRemovesTheRetainedMessage() {  // [MQTT-3.3.1-6 (5.0)]
+        retained.retain(retainedMessage("t", "x"));
+        retained.retain(retainedMessage("t", ""));
+        assertEquals(List.of(), subscribe("t"));
         assertEquals(0, retained.size());
     }
 
     @Test
-    void retainHandlingDecidesWhetherASubscriptionGetsThem() {  // [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11]
-        retained.retain(retainedMessage("a/b", "x", QoS.AT_MOST_ONCE));
-        assertEquals(List.of("x"), payloads(request("a/#", QoS.AT_MOST_ONCE, 0, 0), false), "0: always");
-        assertEquals(List.of("x"), payloads(request("a/#", QoS.AT_MOST_ONCE, 1, 0), true), "1: a new subscription");
-        assertEquals(List.of(), payloads(request("a/#", QoS.AT_MOST_ONCE, 1, 0), false), "1: not an existing one");
-        assertEquals(List.of(), payloads(request("a/#", QoS.AT_MOST_ONCE, 2, 0), true), "2: never");
+    void anEmptyRetainedPayloadIsNeverStored() {  // [MQTT-3.3.1-7 (5.0)]
+        retained.retain(retainedMessage("t", ""));
+        assertEquals(0, retained.size());
+        assertEquals(List.of(), subscribe("#"));
     }
 
     @Test
-    void aSharedSubscriptionGetsNoRetainedMessages() {  // 4.8.2
-        retained.retain(retainedMessage("a/b", "x", QoS.AT_MOST_ONCE));
-        assertEquals(List.of(), payloads(request("$share/g/a/#", QoS.AT_MOST_ONCE, 0, 0), true));
+    void retainZeroNeitherStoresNorRemoves() {  // [MQTT-3.3.1-8 (5.0)]
+        retained.retain(publish("a", "not retained", QoS.AT_LEAST_ONCE, false));
+        assertEquals(0, retained.size());
+        retained.retain(retainedMessage("b", "kept"));
+        retained.retain(publish("b", "", QoS.AT_LEAST_ONCE, false));
+        retained.retain(publish("b", "other", QoS.AT_LEAST_ONCE, false));
+        assertEquals(Set.of("kept"), payloadsFor("b"));
     }
 
     @Test
-    void theyAreSentWithRetainTheLowerQosAndTheSubscriptionIdentifier() {  // 3.3.1.3, [MQTT-3.8.4-8]
-        retained.retain(retainedMessage("a/b", "x", QoS.EXACTLY_ONCE));
-        var sent = retained.forSubscription(request("a/+", QoS.AT_LEAST_ONCE, 0, 9), true, NOW).get(0);
-        assertTrue(sent.retain());
-        assertEquals(QoS.AT_LEAST_ONCE, sent.qos());
-        assertEquals(List.of(9), sent.properties().subscriptionIdentifiers());
+    void retainHandlingZeroSendsOnEverySubscribe() {  // [MQTT-3.3.1-9 (5.0)]
+        retained.retain(retainedMessage("t", "x"));
+        assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), true, NOW).size());
+        assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), false, NOW).size(),
+                "re-sent on a replaced subscription too");  // [MQTT-3.8.4-4 (5.0)]
     }
 
     @Test
-    void anExpiredRetainedMessageIsDroppedInsteadOfSent() {  // [MQTT-3.3.2-5]
-        var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 5L).build();
-        retained.retain(Message.received("a", Binary.utf8("x"), QoS.AT_MOST_ONCE, true, properties, NOW));
-        assertEquals(1, retained.forSubscription(request("a", QoS.AT_MOST_ONCE, 0, 0), true, NOW + 4_000_000_000L).size());
-        assertEquals(List.of(), retained.forSubscription(request("a", QoS.AT_MOST_ONCE, 0, 0), true, NOW + 5_000_000_000L));
-        assertEquals(0, retained.size(), "and removed");
+    void retainHandlingOneSendsOnlyForANewSubscription() {  // [MQTT-3.3.1-10 (5.0)]
+        retained.retain(retainedMessage("t", "x"));
+        assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 1), true, NOW).size());
+        assertEquals(List.of(), retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 1), false, NOW));
     }
 
     @Test
-    void nothingIsStoredWhenRetainIsNotAvailable() {  // retain-available = false
+    void retainHandlingTwoNeverSends() {  // [MQTT-3.3.1-11 (5.0)]
+        retained.retain(retainedMessage("t", "x"));
+        assertEquals(List.of(), retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 2), true, NOW));
+    }
+
+    @Test
+    void aSharedSubscriptionGetsNoRetainedMessages() {  // 3.3.1.3: sent when a new Non-shared Subscription is made
+        retained.retain(retainedMessage("t", "x"));
+        assertEquals(List.of(), retained.forSubscription(request("$share/g/t", QoS.AT_LEAST_ONCE, 0), true, NOW));
+        assertEquals(1, retained.size(), "still there for non-shared subscribers");
+    }
+
+    @Test
+    void theQosIsTheLowerOfTheRetainedAndTheGranted() {  // [MQTT-3.8.4-8 (5.0)]
+        retained.retain(publish("q2", "x", QoS.EXACTLY_ONCE, true));
+        retained.retain(publish("q0", "x", QoS.AT_MOST_ONCE, true));
+        var sent = retained.forSubscription(request("+", QoS.AT_LEAST_ONCE, 0), true, NOW).stream()
+                .collect(Collectors.toMap(Message::topic, Message::qos));
+        assertEquals(QoS.AT_LEAST_ONCE, sent.get("q2"));
+        assertEquals(QoS.AT_MOST_ONCE, sent.get("q0"));
+    }
+
+    @Test
+    void theSubscriptionIdentifierGoesWithTheRetainedMessage() {  // [MQTT-3.3.4-3 (5.0)]
+        retained.retain(retainedMessage("t", "x"));
+        var options = new SubscriptionOptions(QoS.AT_LEAST_ONCE, false, false, 0);
+        var sent = retained.forSubscription(new SubscribeRequest("t", options, 12), true, NOW);
+        assertEquals(List.of(12), sent.get(0).properties().subscriptionIdentifiers());
+        assertEquals(List.of(), subscribe("t").get(0).properties().subscriptionIdentifiers(),
+                "the stored message keeps no subscriber's identifier");
+    }
+
+    @Test
+    void anExpiredRetainedMessageIsNotSentAndIsDropped() {  // [MQTT-3.3.2-5 (5.0)]
+        var tenSeconds = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 10L).build();
+        retained.retain(Message.received("t", Binary.utf8("x"), QoS.AT_LEAST_ONCE, true, tenSeconds, NOW));
+        assertEquals(1, retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), true, NOW + 9 * SECOND).size());
+        assertEquals(List.of(), retained.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), true, NOW + 10 * SECOND));
+        assertEquals(0, retained.size());
+    }
+
+    @Test
+    void leadingWildcardsGetNoDollarTopicsRetained() {  // [MQTT-4.7.2-1]
+        retained.retain(retainedMessage("$SYS/uptime", "sys"));
+        retained.retain(retainedMessage("uptime", "plain"));
+        assertEquals(Set.of("plain"), payloadsFor("#"));
+        assertEquals(Set.of("plain"), payloadsFor("+"));
+        assertEquals(Set.of("sys"), payloadsFor("$SYS/#"));
+    }
+
+    @Test
+    void aHashFilterGetsTheParentTopicsRetainedMessage() {  // 4.7.1.2: "sport/#" matches "sport"
+        retained.retain(retainedMessage("sport", "parent"));
+        retained.retain(retainedMessage("sport/tennis", "child"));
+        retained.retain(retainedMessage("sports", "other"));
+        assertEquals(Set.of("parent", "child"), payloadsFor("sport/#"));
+        assertEquals(Set.of("child"), payloadsFor("sport/+"));
+    }
+
+    @Test
+    void withRetainNotAvailableNothingIsStored() {  // retain-available = false ([MQTT-3.2.2-14 (5.0)] refuses RETAIN 1)
         var unavailable = new RetainedMessages(false);
-        unavailable.retain(retainedMessage("a", "x", QoS.AT_MOST_ONCE));
+        unavailable.retain(retainedMessage("t", "x"));
         assertEquals(0, unavailable.size());
-    }
-
-    @Test
-    void wildcardFiltersFindEveryMatchingRetainedTopicButNotDollarTopics() {  // [MQTT-4.7.2-1]
-        retained.retain(retainedMessage("a/b", "1", QoS.AT_MOST_ONCE));
-        retained.retain(retainedMessage("a/c/d", "2", QoS.AT_MOST_ONCE));
-        retained.retain(retainedMessage("$SYS/x", "3", QoS.AT_MOST_ONCE));
-        assertEquals(List.of("1", "2"), payloads(request("#", QoS.AT_MOST_ONCE, 0, 0), true));
-        assertEquals(List.of("1"), payloads(request("a/+", QoS.AT_MOST_ONCE, 0, 0), true));
-        assertEquals(List.of("3"), payloads(request("$SYS/#", QoS.AT_MOST_ONCE, 0, 0), true));
+        assertEquals(List.of(), unavailable.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), true, NOW));
     }
 }

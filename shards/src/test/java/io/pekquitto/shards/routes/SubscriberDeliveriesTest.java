@@ -14,109 +14,188 @@ import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** What each subscribing client gets of one published message (3.3.4, 3.8.3.1). */
 class SubscriberDeliveriesTest {
+    private static final long NOW = 5_000_000_000L;
+
     private final TopicRoutes routes = new TopicRoutes();
     private final SubscriberDeliveries deliveries = new SubscriberDeliveries();
-    private final Map<String, Message> received = new LinkedHashMap<>();
+    /** What each client got; a second message to one client would overwrite, so count too. */
+    private final Map<String, Message> delivered = new LinkedHashMap<>();
+    private int deliveryCount;
 
     private static SubscriptionEntry entry(QoS qos, boolean noLocal, boolean retainAsPublished, int identifier) {
         return new SubscriptionEntry(new SubscriptionOptions(qos, noLocal, retainAsPublished, 0), identifier);
     }
 
-    private static Message message(QoS qos, boolean retain) {
-        return Message.received("a/b", Binary.utf8("x"), qos, retain, Properties.NONE, 0);
+    private static SubscriptionEntry entry(QoS qos) {
+        return entry(qos, false, false, 0);
     }
 
-    private void publish(String publisher, Message message) {
-        deliveries.deliver(routes.routeFor(message.topic()), publisher, message, (clientId, m) -> {
-            var previous = received.put(clientId, m);
-            assertEquals(null, previous, "one message per client");
+    private static Message published(String topic, QoS qos, boolean retain) {
+        return Message.received(topic, Binary.utf8("m"), qos, retain, Properties.NONE, NOW);
+    }
+
+    private void deliver(String publisherId, Message message) {
+        deliveries.deliver(routes.routeFor(message.topic()), publisherId, message, (clientId, m) -> {
+            delivered.put(clientId, m);
+            deliveryCount++;
         });
     }
 
     @Test
-    void theQosIsTheLowerOfTheMessagesAndTheSubscriptions() {  // [MQTT-3.8.4-8]
-        routes.subscribe("low", "a/b", entry(QoS.AT_MOST_ONCE, false, false, 0));
-        routes.subscribe("high", "a/b", entry(QoS.EXACTLY_ONCE, false, false, 0));
-        publish("p", message(QoS.AT_LEAST_ONCE, false));
-        assertEquals(QoS.AT_MOST_ONCE, received.get("low").qos());
-        assertEquals(QoS.AT_LEAST_ONCE, received.get("high").qos());
+    void theQosIsTheLowerOfThePublishedAndTheGranted() {  // [MQTT-3.8.4-8 (5.0)]
+        routes.subscribe("low", "t", entry(QoS.AT_MOST_ONCE));
+        routes.subscribe("high", "t", entry(QoS.EXACTLY_ONCE));
+        deliver("p", published("t", QoS.AT_LEAST_ONCE, false));
+        assertEquals(QoS.AT_MOST_ONCE, delivered.get("low").qos());
+        assertEquals(QoS.AT_LEAST_ONCE, delivered.get("high").qos());
     }
 
     @Test
-    void aMessageNothingChangesIsNotCopied() {  // one instance shared by every such subscriber
-        routes.subscribe("c1", "a/b", entry(QoS.EXACTLY_ONCE, false, false, 0));
-        routes.subscribe("c2", "a/+", entry(QoS.AT_LEAST_ONCE, false, false, 0));
-        var message = message(QoS.AT_LEAST_ONCE, false);
-        publish("p", message);
-        assertSame(message, received.get("c1"));
-        assertSame(message, received.get("c2"));
+    void aSubscriptionThatChangesNothingGetsTheSameMessageNotACopy() {
+        routes.subscribe("a", "t", entry(QoS.EXACTLY_ONCE));
+        routes.subscribe("b", "+", entry(QoS.AT_LEAST_ONCE));
+        var message = published("t", QoS.AT_LEAST_ONCE, false);
+        deliver("p", message);
+        assertSame(message, delivered.get("a"));
+        assertSame(message, delivered.get("b"));
     }
 
     @Test
-    void noLocalSkipsThePublishersOwnSubscription() {  // [MQTT-3.8.3-3]
-        routes.subscribe("me", "a/b", entry(QoS.AT_LEAST_ONCE, true, false, 0));
-        routes.subscribe("other", "a/b", entry(QoS.AT_LEAST_ONCE, true, false, 0));
-        publish("me", message(QoS.AT_LEAST_ONCE, false));
-        assertEquals(List.of("other"), List.copyOf(received.keySet()));
+    void withoutRetainAsPublishedTheRetainFlagIsCleared() {  // [MQTT-3.3.1-12 (5.0)]
+        routes.subscribe("c", "t", entry(QoS.AT_LEAST_ONCE, false, false, 0));
+        deliver("p", published("t", QoS.AT_LEAST_ONCE, true));
+        assertFalse(delivered.get("c").retain());
     }
 
     @Test
-    void noLocalAppliesPerSubscriptionOfAnOverlappingClient() {  // 3.3.4: one with No Local, one without
-        routes.subscribe("me", "a/b", entry(QoS.AT_LEAST_ONCE, true, false, 1));
-        routes.subscribe("me", "a/+", entry(QoS.AT_MOST_ONCE, false, false, 2));
-        publish("me", message(QoS.AT_LEAST_ONCE, false));
-        var message = received.get("me");
-        assertEquals(QoS.AT_MOST_ONCE, message.qos(), "only the subscription without No Local counts");
+    void withRetainAsPublishedTheRetainFlagIsKept() {  // [MQTT-3.3.1-13 (5.0)]
+        routes.subscribe("c", "t", entry(QoS.AT_LEAST_ONCE, false, true, 0));
+        var retained = published("t", QoS.AT_LEAST_ONCE, true);
+        deliver("p", retained);
+        assertTrue(delivered.get("c").retain());
+        assertSame(retained, delivered.get("c"));
+        deliver("p", published("t", QoS.AT_LEAST_ONCE, false));
+        assertFalse(delivered.get("c").retain(), "RETAIN 0 stays 0");
+    }
+
+    @Test
+    void noLocalSkipsOnlyThePublishersOwnSubscription() {  // [MQTT-3.8.3-3 (5.0)]
+        routes.subscribe("p", "t", entry(QoS.AT_LEAST_ONCE, true, false, 0));
+        routes.subscribe("other", "t", entry(QoS.AT_LEAST_ONCE, true, false, 0));
+        deliver("p", published("t", QoS.AT_LEAST_ONCE, false));
+        assertEquals(Set.of("other"), delivered.keySet());
+    }
+
+    @Test
+    void withoutNoLocalThePublisherGetsItsOwnMessage() {
+        routes.subscribe("p", "t", entry(QoS.AT_LEAST_ONCE));
+        deliver("p", published("t", QoS.AT_LEAST_ONCE, false));
+        assertEquals(Set.of("p"), delivered.keySet());
+    }
+
+    @Test
+    void aSubscriptionIdentifierIsSentWithTheMessage() {  // 3.3.2.3.8
+        routes.subscribe("c", "t", entry(QoS.AT_LEAST_ONCE, false, false, 42));
+        routes.subscribe("d", "t", entry(QoS.AT_LEAST_ONCE));
+        deliver("p", published("t", QoS.AT_LEAST_ONCE, false));
+        assertEquals(List.of(42), delivered.get("c").properties().subscriptionIdentifiers());
+        assertEquals(List.of(), delivered.get("d").properties().subscriptionIdentifiers(), "not another client's");
+    }
+
+    // ---- overlapping subscriptions of one client
+
+    @Test
+    void overlappingSubscriptionsDeliverOnceAtTheHighestQos() {  // [MQTT-3.3.4-2 (5.0)]
+        routes.subscribe("c", "a/#", entry(QoS.AT_MOST_ONCE));
+        routes.subscribe("c", "a/+", entry(QoS.EXACTLY_ONCE));
+        routes.subscribe("c", "a/b", entry(QoS.AT_LEAST_ONCE));
+        deliver("p", published("a/b", QoS.EXACTLY_ONCE, false));
+        assertEquals(1, deliveryCount);
+        assertEquals(QoS.EXACTLY_ONCE, delivered.get("c").qos());
+    }
+
+    @Test
+    void overlappingSubscriptionsNeverRaiseThePublishedQos() {  // [MQTT-3.8.4-8 (5.0)]
+        routes.subscribe("c", "a/#", entry(QoS.EXACTLY_ONCE));
+        routes.subscribe("c", "a/b", entry(QoS.EXACTLY_ONCE));
+        deliver("p", published("a/b", QoS.AT_LEAST_ONCE, false));
+        assertEquals(QoS.AT_LEAST_ONCE, delivered.get("c").qos());
+    }
+
+    @Test
+    void overlappingSubscriptionsSendEveryIdentifier() {  // [MQTT-3.3.4-3 (5.0)], [MQTT-3.3.4-4 (5.0)]: order not significant
+        routes.subscribe("c", "a/#", entry(QoS.AT_LEAST_ONCE, false, false, 1));
+        routes.subscribe("c", "a/+", entry(QoS.AT_LEAST_ONCE, false, false, 2));
+        routes.subscribe("c", "a/b", entry(QoS.AT_LEAST_ONCE));  // no identifier: adds none
+        deliver("p", published("a/b", QoS.AT_LEAST_ONCE, false));
+        assertEquals(1, deliveryCount);
+        var identifiers = delivered.get("c").properties().subscriptionIdentifiers();
+        assertEquals(2, identifiers.size());
+        assertEquals(Set.of(1, 2), Set.copyOf(identifiers));
+    }
+
+    @Test
+    void overlappingSubscriptionsThatChangeNothingGiveTheSameMessage() {
+        routes.subscribe("c", "a/#", entry(QoS.AT_LEAST_ONCE));
+        routes.subscribe("c", "a/b", entry(QoS.EXACTLY_ONCE));
+        var message = published("a/b", QoS.AT_LEAST_ONCE, false);
+        deliver("p", message);
+        assertSame(message, delivered.get("c"));
+    }
+
+    @Test
+    void noLocalOnOneOverlappingSubscriptionLeavesTheOther() {  // [MQTT-3.8.3-3 (5.0)] is per subscription
+        routes.subscribe("p", "a/#", entry(QoS.EXACTLY_ONCE, true, false, 1));
+        routes.subscribe("p", "a/b", entry(QoS.AT_MOST_ONCE, false, false, 2));
+        deliver("p", published("a/b", QoS.EXACTLY_ONCE, false));
+        assertEquals(1, deliveryCount);
+        var message = delivered.get("p");
+        assertEquals(QoS.AT_MOST_ONCE, message.qos(), "the No Local subscription does not count");
         assertEquals(List.of(2), message.properties().subscriptionIdentifiers());
     }
 
     @Test
-    void overlappingSubscriptionsGiveOneMessageAtTheHighestQosWithEveryIdentifier() {  // [MQTT-3.3.4-2] [MQTT-3.3.4-3]
-        routes.subscribe("c", "a/b", entry(QoS.AT_MOST_ONCE, false, false, 1));
-        routes.subscribe("c", "a/+", entry(QoS.EXACTLY_ONCE, false, false, 2));
-        routes.subscribe("c", "#", entry(QoS.AT_LEAST_ONCE, false, false, 0));
-        publish("p", message(QoS.EXACTLY_ONCE, false));
-        var message = received.get("c");
-        assertEquals(QoS.EXACTLY_ONCE, message.qos());
-        assertEquals(List.of(1, 2), message.properties().subscriptionIdentifiers().stream().sorted().toList());
+    void noLocalOnEveryOverlappingSubscriptionDeliversNothingToThePublisher() {  // [MQTT-3.8.3-3 (5.0)]
+        routes.subscribe("p", "a/#", entry(QoS.AT_LEAST_ONCE, true, false, 0));
+        routes.subscribe("p", "a/b", entry(QoS.AT_LEAST_ONCE, true, false, 0));
+        routes.subscribe("q", "a/b", entry(QoS.AT_LEAST_ONCE));
+        deliver("p", published("a/b", QoS.AT_LEAST_ONCE, false));
+        assertEquals(Set.of("q"), delivered.keySet());
+        assertEquals(1, deliveryCount);
     }
 
     @Test
-    void aSubscriptionIdentifierIsAddedToTheMessageOfItsSubscription() {  // [MQTT-3.3.4-3]
-        routes.subscribe("c", "a/b", entry(QoS.AT_MOST_ONCE, false, false, 7));
-        publish("p", message(QoS.AT_MOST_ONCE, false));
-        assertEquals(List.of(7), received.get("c").properties().subscriptionIdentifiers());
+    void oneMessagesOverlapDoesNotLeakIntoTheNext() {
+        routes.subscribe("c", "a/#", entry(QoS.EXACTLY_ONCE, false, false, 9));
+        routes.subscribe("c", "a/b", entry(QoS.EXACTLY_ONCE));
+        routes.subscribe("d", "x/#", entry(QoS.AT_MOST_ONCE));
+        routes.subscribe("d", "x/y", entry(QoS.AT_MOST_ONCE));
+        deliver("p", published("a/b", QoS.EXACTLY_ONCE, false));
+        delivered.clear();
+        deliveryCount = 0;
+        deliver("p", published("x/y", QoS.EXACTLY_ONCE, false));
+        assertEquals(Set.of("d"), delivered.keySet(), "c does not match x/y");
+        assertEquals(QoS.AT_MOST_ONCE, delivered.get("d").qos());
+        assertEquals(List.of(), delivered.get("d").properties().subscriptionIdentifiers());
     }
 
-    @Test
-    void retainIsKeptOnlyWithRetainAsPublished() {  // [MQTT-3.3.1-12] [MQTT-3.3.1-13]
-        routes.subscribe("plain", "a/b", entry(QoS.AT_MOST_ONCE, false, false, 0));
-        routes.subscribe("rap", "a/b", entry(QoS.AT_MOST_ONCE, false, true, 0));
-        publish("p", message(QoS.AT_MOST_ONCE, true));
-        assertFalse(received.get("plain").retain());
-        assertTrue(received.get("rap").retain());
-    }
+    // ---- shared subscriptions (4.8.2)
 
     @Test
-    void overlappingSubscriptionsKeepRetainIfAnyHasRetainAsPublished() {  // README: the choice where 3.3.4 leaves one
-        routes.subscribe("c", "a/b", entry(QoS.AT_MOST_ONCE, false, true, 0));
-        routes.subscribe("c", "a/#", entry(QoS.AT_MOST_ONCE, false, false, 0));
-        publish("p", message(QoS.AT_MOST_ONCE, true));
-        assertTrue(received.get("c").retain());
-    }
-
-    @Test
-    void aSharedMemberGetsItsSubscriptionsMessageMarkedWithTheGroup() {  // 4.8.2
-        routes.subscribe("m", "$share/g/a/+", entry(QoS.AT_MOST_ONCE, false, false, 3));
+    void aMembersMessageCarriesThePrecomputedSharedFilter() {
+        routes.subscribe("c", "$share/g/a/+", entry(QoS.AT_LEAST_ONCE, false, false, 3));
         var group = routes.routeFor("a/b").groups().get(0);
-        var message = SubscriberDeliveries.forMember(group, group.members().get(0), message(QoS.AT_LEAST_ONCE, false));
-        assertEquals(QoS.AT_MOST_ONCE, message.qos());
-        assertEquals("$share/g/a/+", message.sharedFilter());
-        assertSame(group.sharedFilter(), message.sharedFilter(), "the group's string, not a new one per delivery");
-        assertEquals(List.of(3), message.properties().subscriptionIdentifiers());
+        var member = group.member("c");
+        var first = SubscriberDeliveries.forMember(group, member, published("a/b", QoS.EXACTLY_ONCE, false));
+        var second = SubscriberDeliveries.forMember(group, member, published("a/b", QoS.AT_MOST_ONCE, false));
+        assertEquals("$share/g/a/+", first.sharedFilter());
+        assertSame(group.sharedFilter(), first.sharedFilter(), "the group's string, not one built per delivery");
+        assertSame(group.sharedFilter(), second.sharedFilter());
+        assertEquals(QoS.AT_LEAST_ONCE, first.qos(), "the member's granted QoS applies");  // [MQTT-4.8.2-3 (5.0)]
+        assertEquals(List.of(3), first.properties().subscriptionIdentifiers());
     }
 }

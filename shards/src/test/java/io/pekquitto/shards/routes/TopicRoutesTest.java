@@ -2,7 +2,10 @@ package io.pekquitto.shards.routes;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,135 +14,206 @@ import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Where a topic goes, from one shard's view: its own subscriptions, its peers' interest, shared groups; cached. */
 class TopicRoutesTest {
     private static final SubscriptionEntry QOS1 = new SubscriptionEntry(SubscriptionOptions.of(QoS.AT_LEAST_ONCE), 0);
+    private static final SubscriptionEntry QOS2 = new SubscriptionEntry(SubscriptionOptions.of(QoS.EXACTLY_ONCE), 7);
 
     private final TopicRoutes routes = new TopicRoutes();
 
-    private static List<String> clients(Route route) {
-        return route.local().stream().map(Route.Match::clientId).sorted().toList();
+    private Set<String> localClients(String topic) {
+        return routes.routeFor(topic).local().stream().map(Route.Match::clientId).collect(Collectors.toSet());
+    }
+
+    // ---- matching (4.7)
+
+    @Test
+    void hashMatchesTheParentLevel() {  // 4.7.1.2: "sport/#" also matches "sport"
+        routes.subscribe("c", "sport/#", QOS1);
+        assertEquals(Set.of("c"), localClients("sport"));
+        assertEquals(Set.of("c"), localClients("sport/tennis/player1"));
+        assertEquals(Set.of(), localClients("sports"));
     }
 
     @Test
-    void wildcardsMatchByTheTopicRules() {  // 4.7.1
-        routes.subscribe("hash", "a/#", QOS1);
-        routes.subscribe("plus", "a/+/c", QOS1);
-        routes.subscribe("exact", "a/b/c", QOS1);
-        assertEquals(List.of("exact", "hash", "plus"), clients(routes.routeFor("a/b/c")));
-        assertEquals(List.of("hash"), clients(routes.routeFor("a")), "'#' also matches its parent level");
-        assertEquals(List.of(), clients(routes.routeFor("b/a")));
+    void plusMatchesExactlyOneLevel() {  // 4.7.1.3
+        routes.subscribe("c", "a/+", QOS1);
+        assertEquals(Set.of("c"), localClients("a/x"));
+        assertEquals(Set.of("c"), localClients("a/"), "an empty level is a level");
+        assertEquals(Set.of(), localClients("a"));
+        assertEquals(Set.of(), localClients("a/x/y"));
     }
 
     @Test
-    void topicsStartingWithDollarAreNotMatchedByALeadingWildcard() {  // [MQTT-4.7.2-1]
+    void leadingWildcardsDoNotMatchDollarTopics() {  // [MQTT-4.7.2-1]
         routes.subscribe("all", "#", QOS1);
-        routes.subscribe("plus", "+/broker", QOS1);
+        routes.subscribe("plus", "+/monitor/#", QOS1);
         routes.subscribe("sys", "$SYS/#", QOS1);
-        assertEquals(List.of("sys"), clients(routes.routeFor("$SYS/broker")));
+        assertEquals(Set.of("sys"), localClients("$SYS/monitor/clients"));
+        assertEquals(Set.of("all", "plus"), localClients("SYS/monitor/clients"));
     }
 
     @Test
-    void aRouteIsCachedUntilAChangeTouchesItsTopic() {
-        routes.subscribe("c1", "a/+", QOS1);
-        var route = routes.routeFor("a/x");
-        assertSame(route, routes.routeFor("a/x"), "cached");
-        routes.subscribe("c2", "a/x", QOS1);
-        var changed = routes.routeFor("a/x");
-        assertNotSame(route, changed);
-        assertEquals(List.of("c1", "c2"), clients(changed));
-    }
-
-    @Test
-    void aChangeLeavesTheRoutesOfTopicsItsFilterDoesNotMatch() {  // targeted invalidation
-        routes.subscribe("c1", "b/#", QOS1);
-        var untouched = routes.routeFor("b/c");
-        var touched = routes.routeFor("a/x");
-        routes.subscribe("c2", "a/+", QOS1);
-        assertSame(untouched, routes.routeFor("b/c"), "a/+ cannot match b/c: its route stays cached");
-        assertNotSame(touched, routes.routeFor("a/x"));
-        routes.unsubscribe("c2", "a/+");
-        assertSame(untouched, routes.routeFor("b/c"));
-        assertEquals(List.of(), clients(routes.routeFor("a/x")));
-    }
-
-    @Test
-    void theCacheIsBoundedAndDropsItsOldestTopicsNotAll() {
-        var small = new TopicRoutes(100);
-        small.subscribe("c", "t/#", QOS1);
-        var recent = small.routeFor("t/0");
-        for (int i = 1; i <= 250; i++) small.routeFor("t/" + i);
-        assertEquals(100, small.cachedTopics());
-        var latest = small.routeFor("t/250");
-        assertSame(latest, small.routeFor("t/250"), "the newest stay");
-        assertNotSame(recent, small.routeFor("t/0"), "the oldest went");
-    }
-
-    @Test
-    void theDefaultCacheHoldsTenThousandTopics() {
-        for (int i = 0; i < TopicRoutes.CACHE_LIMIT + 500; i++) routes.routeFor("t/" + i);
-        assertEquals(TopicRoutes.CACHE_LIMIT, routes.cachedTopics());
-    }
-
-    @Test
-    void theFirstSubscriptionToAFilterIsAnnouncedToPeersTheSecondIsNot() {
-        routes.joinMesh(0, 2);
-        assertEquals(Optional.of(new RouteChange.InterestAdded("a/#")), routes.subscribe("c1", "a/#", QOS1).announce());
-        assertEquals(Optional.empty(), routes.subscribe("c2", "a/#", QOS1).announce());
-        assertEquals(Optional.empty(), routes.unsubscribe("c1", "a/#"), "c2 still needs it");
-        assertEquals(Optional.of(new RouteChange.InterestRemoved("a/#")), routes.unsubscribe("c2", "a/#"));
-        assertEquals(Optional.empty(), routes.unsubscribe("c2", "a/#"), "nothing to remove");
-    }
-
-    @Test
-    void aResubscriptionReplacesTheEntryAndReturnsThePreviousOne() {  // [MQTT-3.8.4-3]
-        var qos0 = new SubscriptionEntry(SubscriptionOptions.of(QoS.AT_MOST_ONCE), 0);
-        assertEquals(Optional.empty(), routes.subscribe("c", "a", qos0).previous());
-        assertEquals(Optional.of(qos0), routes.subscribe("c", "a", QOS1).previous());
-        assertEquals(List.of(QOS1), routes.routeFor("a").local().stream().map(Route.Match::entry).toList(), "one subscription, replaced");
-    }
-
-    @Test
-    void peersWithAMatchingFilterAreInTheRoute() {
-        routes.joinMesh(0, 3);
-        routes.applyPeerChange(2, new RouteChange.InterestAdded("a/+"));
-        assertArrayEquals(new int[] {2}, routes.routeFor("a/b").remoteShards());
-        assertArrayEquals(new int[0], routes.routeFor("b").remoteShards());
-        routes.applyPeerChange(2, new RouteChange.InterestRemoved("a/+"));
-        assertArrayEquals(new int[0], routes.routeFor("a/b").remoteShards(), "the change dropped the cached route");
-    }
-
-    @Test
-    void aRestartedPeerIsForgotten() {
-        routes.joinMesh(0, 2);
-        routes.applyPeerChange(1, new RouteChange.InterestAdded("#"));
-        routes.routeFor("x");
-        routes.forgetPeer(1);
-        assertArrayEquals(new int[0], routes.routeFor("x").remoteShards());
-    }
-
-    @Test
-    void aSharedSubscriptionJoinsAGroupRoutedByItsFilterPart() {  // 4.8.2
-        routes.joinMesh(0, 2);
-        var subscribed = routes.subscribe("m", "$share/g/a/+", QOS1);
-        assertTrue(subscribed.announce().orElseThrow() instanceof RouteChange.Joined, "every shard knows every member");
-        var route = routes.routeFor("a/b");
-        assertEquals(List.of(), route.local(), "not an ordinary subscription");
-        assertEquals(1, route.groups().size());
-        assertEquals("$share/g/a/+", route.groups().get(0).sharedFilter(), "computed once with the group");
-        routes.unsubscribe("m", "$share/g/a/+");
-        assertTrue(routes.routeFor("a/b").groups().stream().allMatch(group -> group.members().isEmpty()), "the member left");
-    }
-
-    @Test
-    void announcementsRepeatEverythingARestartedPeerMustKnow() {
-        routes.joinMesh(1, 2);
+    void aClientWithOverlappingSubscriptionsMakesTheRouteNotUnique() {  // aggregation needed, [MQTT-3.3.4-2 (5.0)]
         routes.subscribe("c", "a/#", QOS1);
-        routes.subscribe("m", "$share/g/b", QOS1);
-        var changes = routes.announcements();
-        assertTrue(changes.contains(new RouteChange.InterestAdded("a/#")));
-        assertTrue(changes.stream().anyMatch(c -> c instanceof RouteChange.Joined joined && joined.group().equals("g")));
+        assertTrue(routes.routeFor("a/b").uniqueClients());
+        routes.subscribe("d", "a/b", QOS1);
+        assertTrue(routes.routeFor("a/b").uniqueClients(), "two clients, one subscription each");
+        routes.subscribe("c", "a/+", QOS2);
+        var route = routes.routeFor("a/b");
+        assertEquals(3, route.local().size());
+        assertFalse(route.uniqueClients());
+    }
+
+    // ---- the cache and its targeted invalidation
+
+    @Test
+    void aRouteIsReusedUntilAChangeTouchesIt() {
+        routes.subscribe("c", "a/b", QOS1);
+        var route = routes.routeFor("a/b");
+        assertSame(route, routes.routeFor("a/b"));
+    }
+
+    @Test
+    void subscribingInvalidatesOnlyTheCachedTopicsTheFilterMatches() {
+        var other = routes.routeFor("b/c");
+        var before = routes.routeFor("a/x");
+        routes.subscribe("c", "a/+", QOS1);
+        assertSame(other, routes.routeFor("b/c"), "b/c is not matched by a/+: its route stays");
+        var after = routes.routeFor("a/x");
+        assertNotSame(before, after);
+        assertEquals(List.of(new Route.Match("c", QOS1)), after.local());
+    }
+
+    @Test
+    void unsubscribingInvalidatesTheTopicsTheFilterMatches() {
+        routes.subscribe("c", "a/#", QOS1);
+        var other = routes.routeFor("b");
+        assertEquals(Set.of("c"), localClients("a"));
+        routes.unsubscribe("c", "a/#");
+        assertEquals(Set.of(), localClients("a"));
+        assertSame(other, routes.routeFor("b"));
+    }
+
+    @Test
+    void aResubscribeReplacesTheOptionsInTheRoute() {  // [MQTT-3.8.4-3]
+        routes.subscribe("c", "a", QOS1);
+        routes.routeFor("a");
+        var subscribed = routes.subscribe("c", "a", QOS2);
+        assertEquals(Optional.of(QOS1), subscribed.previous());
+        assertEquals(List.of(new Route.Match("c", QOS2)), routes.routeFor("a").local());
+    }
+
+    @Test
+    void theCacheStaysWithinItsBound() {
+        for (int i = 0; i < TopicRoutes.CACHE_LIMIT + 500; i++) routes.routeFor("t/" + i);
+        assertTrue(routes.cachedTopics() <= TopicRoutes.CACHE_LIMIT, "cached: " + routes.cachedTopics());
+    }
+
+    // ---- what peers hear
+
+    @Test
+    void onlyTheFirstSubscriberOfAFilterIsAnnounced() {
+        var first = routes.subscribe("c", "a/+", QOS1);
+        assertEquals(Optional.empty(), first.previous());
+        assertEquals(Optional.of(new RouteChange.InterestAdded("a/+")), first.announce());
+        assertEquals(Optional.empty(), routes.subscribe("d", "a/+", QOS1).announce());
+        assertEquals(Optional.empty(), routes.subscribe("c", "a/+", QOS2).announce(), "a replacement is no new interest");
+    }
+
+    @Test
+    void onlyTheLastUnsubscribeOfAFilterIsAnnounced() {
+        routes.subscribe("c", "a/+", QOS1);
+        routes.subscribe("d", "a/+", QOS1);
+        assertEquals(Optional.empty(), routes.unsubscribe("c", "a/+"));
+        assertEquals(Optional.empty(), routes.unsubscribe("c", "a/+"), "c had no subscription left");
+        assertEquals(Optional.of(new RouteChange.InterestRemoved("a/+")), routes.unsubscribe("d", "a/+"));
+    }
+
+    @Test
+    void aPeersInterestRoutesMatchingTopicsToIt() {
+        routes.joinMesh(0, 3);
+        var cached = routes.routeFor("a/b");
+        var other = routes.routeFor("x");
+        routes.applyPeerChange(2, new RouteChange.InterestAdded("a/#"));
+        assertArrayEquals(new int[] {2}, routes.routeFor("a/b").remoteShards(), "the cached route was dropped");
+        assertArrayEquals(new int[0], cached.remoteShards());
+        assertSame(other, routes.routeFor("x"));
+        routes.applyPeerChange(2, new RouteChange.InterestRemoved("a/#"));
+        assertArrayEquals(new int[0], routes.routeFor("a/b").remoteShards());
+    }
+
+    @Test
+    void aRestartedPeersInterestAndMembersAreForgotten() {
+        routes.joinMesh(0, 3);
+        routes.applyPeerChange(1, new RouteChange.InterestAdded("a"));
+        routes.applyPeerChange(2, new RouteChange.InterestAdded("a"));
+        routes.applyPeerChange(1, new RouteChange.Joined("g", "a", new SharedGroups.Member("m", 1, QOS1)));
+        routes.routeFor("a");
+        routes.forgetPeer(1);
+        var route = routes.routeFor("a");
+        assertArrayEquals(new int[] {2}, route.remoteShards());
+        assertEquals(List.of(), route.groups());
+    }
+
+    @Test
+    void announcementsHoldTheLocalFiltersAndOwnMembersOnly() {
+        routes.joinMesh(1, 3);
+        routes.subscribe("c", "a/+", QOS1);
+        routes.subscribe("d", "a/+", QOS1);
+        routes.subscribe("c", "$share/g/jobs", QOS1);
+        routes.applyPeerChange(2, new RouteChange.Joined("g", "jobs", new SharedGroups.Member("p", 2, QOS1)));
+        routes.applyPeerChange(2, new RouteChange.InterestAdded("b"));
+        assertEquals(Set.of(new RouteChange.InterestAdded("a/+"),
+                        new RouteChange.Joined("g", "jobs", new SharedGroups.Member("c", 1, QOS1))),
+                Set.copyOf(routes.announcements()));
+    }
+
+    // ---- shared subscriptions (4.8.2)
+
+    @Test
+    void aSharedSubscriptionJoinsItsGroupNotTheLocalSubscriptions() {
+        routes.joinMesh(1, 2);
+        var cached = routes.routeFor("jobs/1");
+        var subscribed = routes.subscribe("c", "$share/g/jobs/+", QOS1);
+        var member = new SharedGroups.Member("c", 1, QOS1);
+        assertEquals(Optional.of(new RouteChange.Joined("g", "jobs/+", member)), subscribed.announce());
+        var route = routes.routeFor("jobs/1");
+        assertNotSame(cached, route);
+        assertEquals(List.of(), route.local(), "a shared subscription is no local subscription");
+        assertEquals(1, route.groups().size());
+        assertEquals("$share/g/jobs/+", route.groups().get(0).sharedFilter());
+        assertSame(route.groups().get(0), routes.sharedGroup("$share/g/jobs/+"));
+    }
+
+    @Test
+    void aSharedResubscribeReturnsThePreviousEntry() {  // [MQTT-3.8.4-3]
+        assertEquals(Optional.empty(), routes.subscribe("c", "$share/g/t", QOS1).previous());
+        assertEquals(Optional.of(QOS1), routes.subscribe("c", "$share/g/t", QOS2).previous());
+        assertEquals(QOS2, routes.sharedGroup("$share/g/t").member("c").entry());
+    }
+
+    @Test
+    void theLastSharedMemberLeavingRemovesTheGroupFromTheRoute() {
+        routes.subscribe("c", "$share/g/t", QOS1);
+        assertEquals(1, routes.routeFor("t").groups().size());
+        assertEquals(Optional.of(new RouteChange.Left("g", "t", "c")), routes.unsubscribe("c", "$share/g/t"));
+        assertNull(routes.sharedGroup("$share/g/t"));
+        assertEquals(List.of(), routes.routeFor("t").groups());
+    }
+
+    @Test
+    void aPeersSharedMemberIsKnownWithItsShard() {
+        routes.joinMesh(0, 2);
+        routes.routeFor("t/x");
+        routes.applyPeerChange(1, new RouteChange.Joined("g", "t/#", new SharedGroups.Member("p", 1, QOS1)));
+        var group = routes.routeFor("t/x").groups().get(0);
+        assertNotNull(group.member("p"));
+        assertEquals(1, group.member("p").shard());
+        routes.applyPeerChange(1, new RouteChange.Left("g", "t/#", "p"));
+        assertEquals(List.of(), routes.routeFor("t/x").groups());
     }
 }
