@@ -66,7 +66,7 @@ final class SessionTable<C> {
     void attach(PendingClaim<C> claim, Optional<MigratedSession> arrived, long now) {
         var previous = arrived.orElse(null);
         if (previous != null && claim.cleanStart) {
-            discard(claim.clientId, previous);
+            discard(claim.clientId, previous, now);
             previous = null;
         }
         var owned = previous == null
@@ -129,7 +129,7 @@ final class SessionTable<C> {
                  Optional<PendingWill> will, long now) {
         var owned = byConnection.get(connection);
         if (owned == null || !owned.isAttached()) {
-            will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.message())));
+            will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.messageAt(now))));
             return;
         }
         byConnection.remove(connection);
@@ -158,7 +158,7 @@ final class SessionTable<C> {
         if (owned.next != null) {
             handOver(owned, owned.next, now);
         } else if (owned.sessionExpiryInterval == 0) {
-            end(owned);  // [MQTT-3.1.2-5]/[MQTT-4.1.0-1] the session ends with the connection
+            end(owned, now);  // 3.1.2.11.2: with expiry 0 the session ends with the connection
         } else {
             owned.session.dropQueuedQos0();
             goOffline(owned, now);
@@ -202,7 +202,7 @@ final class SessionTable<C> {
         sessions.remove(owned.clientId);
         owned.next = null;
         if (owned.sessionExpiryInterval == 0) {
-            discard(owned);
+            discard(owned, now);
             transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.empty()));
             return;
         }
@@ -224,9 +224,9 @@ final class SessionTable<C> {
     // ---- the session ends
 
     /** Ends a session held here and tells the home. */
-    private void end(OwnedSession<C> owned) {
+    private void end(OwnedSession<C> owned, long now) {
         sessions.remove(owned.clientId);
-        discard(owned);
+        discard(owned, now);
         transfer(SessionDirectory.homeOf(owned.clientId, shards), new Ended(owned.clientId, owned.token));
     }
 
@@ -234,18 +234,18 @@ final class SessionTable<C> {
      * A session ends: its subscriptions leave the indexes, a will still waiting goes now (the session
      * ended before the delay, 3.1.3.2.2), and messages of shared subscriptions go to other members.
      */
-    private void discard(OwnedSession<C> owned) {
+    private void discard(OwnedSession<C> owned, long now) {
         unindex(owned.clientId, owned.subscriptions);
-        endRest(owned.clientId, owned.session, Optional.ofNullable(owned.pendingWill));
+        endRest(owned.clientId, owned.session, Optional.ofNullable(owned.pendingWill), now);
     }
 
-    private void discard(String clientId, MigratedSession migrated) {
+    private void discard(String clientId, MigratedSession migrated, long now) {
         if (migrated.indexed()) unindex(clientId, migrated.subscriptions());
-        endRest(clientId, migrated.session(), migrated.will());
+        endRest(clientId, migrated.session(), migrated.will(), now);
     }
 
-    private void endRest(String clientId, Session session, Optional<PendingWill> will) {
-        will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.message())));
+    private void endRest(String clientId, Session session, Optional<PendingWill> will, long now) {
+        will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.messageAt(now))));
         if (session == null) return;
         for (var message : session.takeSharedMessages()) effects.add(new RedeliverShared<>(clientId, message));
     }
@@ -260,7 +260,7 @@ final class SessionTable<C> {
         var owned = sessions.get(clientId);
         if (owned == null || owned.generation != generation || owned.connection != null) return;
         if (now - owned.expiresAt >= 0) {
-            end(owned);
+            end(owned, now);
         } else {
             startExpiryTimer(owned, now);
         }
@@ -270,7 +270,7 @@ final class SessionTable<C> {
         var owned = sessions.get(clientId);
         if (owned == null || owned.generation != generation || owned.pendingWill == null) return;
         if (now - owned.pendingWill.publishAt() >= 0) {
-            effects.add(new PublishWill<>(clientId, owned.pendingWill.message()));
+            effects.add(new PublishWill<>(clientId, owned.pendingWill.messageAt(now)));
             owned.pendingWill = null;
         } else {
             startWillTimer(owned, now);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.session.SessionEffect.Attach;
@@ -197,6 +198,21 @@ class SessionsTest {
         var expiry = (StartExpiryTimer<String>) only(effects, StartExpiryTimer.class);
         var ended = perform(sessions.expiryCheck("client", expiry.generation(), T0 + 2 * SECOND), T0 + 2 * SECOND);
         only(ended, PublishWill.class);
+    }
+
+    @Test
+    void aWillPublishedBeforeItsDelayIsOverStartsItsExpiryThen() {  // 3.1.3.2.4: the lifetime runs from publication
+        var session = attached(connect("c1", false, 2), "c1", false);
+        var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 10L).build();
+        long delay = 30;
+        // As LastWill makes it: the expiry counted from the end of the delay.
+        var will = Message.received("will/client", Binary.utf8("gone"), QoS.AT_LEAST_ONCE, false, properties, T0 + delay * SECOND);
+        var effects = release("c1", session, 2, Optional.of(PendingWill.delayed(will, delay, T0)), T0);
+        var expiry = only(effects, StartExpiryTimer.class);
+        var ended = perform(sessions.expiryCheck("client", expiry.generation(), T0 + 2 * SECOND), T0 + 2 * SECOND);
+        var published = only(ended, PublishWill.class).will();
+        assertFalse(published.isExpired(T0 + 11 * SECOND), "published at 2 s, alive for 10 s");
+        assertTrue(published.isExpired(T0 + 12 * SECOND), "not 30 s later than asked");
     }
 
     @Test
