@@ -207,4 +207,21 @@ abstract class Connection implements FrameParser.Handler {
         closeQuietly();
         if (wasOpen) onFailed(reason);
     }
+
+    /** Subscribes to one filter (packet id 1); a write that fails fails the connection. */
+    final void subscribe(String filter, int qos) {
+        try {
+            send(Mqtt.subscribe(1, filter, qos, v5));
+        } catch (IOException e) {
+            fail(e.getMessage());
+        }
+    }
+
+    /** The QoS granted by the SUBACK of {@link #subscribe}, or -1 after failing the connection if it refused. */
+    final int granted(ByteBuffer frame, int bodyOffset, int bodyLength, String filter) {
+        int code = frame.get(bodyOffset + bodyLength - 1) & 0xFF;
+        if (code < 0x80) return code;
+        fail("SUBACK refused " + filter + " with code " + code);
+        return -1;
+    }
 }

@@ -1,6 +1,5 @@
 package io.pekquitto.bench;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
@@ -51,22 +50,14 @@ final class SlowSubscriber extends Connection {
 
     @Override
     void onConnected() {
-        try {
-            send(Mqtt.subscribe(1, filter, qos, v5));
-        } catch (IOException e) {
-            fail(e.getMessage());
-        }
+        subscribe(filter, qos);
     }
 
     @Override
     void onPacket(int header, ByteBuffer frame, int bodyOffset, int bodyLength) {
         // A PUBLISH read in the same batch as the SUBACK is left unacknowledged, like the rest.
         if (Mqtt.type(header) != Mqtt.SUBACK || subscribed) return;
-        int code = frame.get(bodyOffset + bodyLength - 1) & 0xFF;
-        if (code >= 0x80) {
-            fail("SUBACK refused " + filter + " with code " + code);
-            return;
-        }
+        if (granted(frame, bodyOffset, bodyLength, filter) < 0) return;
         subscribed = true;
         ready.countDown();
     }

@@ -54,11 +54,7 @@ final class Subscriber extends Connection {
 
     @Override
     void onConnected() {
-        try {
-            send(Mqtt.subscribe(1, filter, qos, v5));
-        } catch (IOException e) {
-            fail(e.getMessage());
-        }
+        subscribe(filter, qos);
     }
 
     @Override
@@ -70,11 +66,8 @@ final class Subscriber extends Connection {
                 Mqtt.putAck(out, Mqtt.PUBCOMP, frame.getShort(bodyOffset) & 0xFFFF);
             }
             case Mqtt.SUBACK -> {
-                int code = frame.get(bodyOffset + bodyLength - 1) & 0xFF;
-                if (code >= 0x80) {
-                    fail("SUBACK refused " + filter + " with code " + code);
-                    return;
-                }
+                int code = granted(frame, bodyOffset, bodyLength, filter);
+                if (code < 0) return;
                 if (code != qos) errors.accept("subscriber " + index + " granted QoS " + code + " instead of " + qos);
                 subscribed = true;
                 ready.countDown();
