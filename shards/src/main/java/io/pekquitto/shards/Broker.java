@@ -4,9 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,13 +17,9 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.io.Inet;
-import org.apache.pekko.io.TcpSO;
-import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Sink;
-import org.apache.pekko.stream.javadsl.Tcp;
 
 /**
  * The broker's guardian: spawns one {@link Shard} per configured shard, each on its own single-thread
@@ -43,9 +37,11 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     /** The bound address of each listener in configuration order, or why binding failed. */
     public record Bound(List<InetSocketAddress> addresses, Optional<String> failure) {}
 
-    private record ListenerBound(int index, InetSocketAddress address) implements Command {}
+    /** From a {@link TcpListener}: it is bound. */
+    record ListenerBound(int index, InetSocketAddress address) implements Command {}
 
-    private record ListenerFailed(int index, String cause) implements Command {}
+    /** From a {@link TcpListener}: it could not bind. */
+    record ListenerFailed(int index, String cause) implements Command {}
 
     private final BrokerSettings settings;
     private final List<ActorRef<ShardMessage>> shards = new ArrayList<>();
@@ -101,20 +97,11 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         mesh.set(List.copyOf(shards));
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
-        var materializer = Materializer.createMaterializer(context);
-        for (int i = 0; i < settings.listeners().size(); i++) bind(i, settings.listeners().get(i), materializer);
-    }
-
-    private void bind(int index, ListenerSettings listener, Materializer materializer) {
-        var placement = new ShardPlacement(settings.placement(), shards, connectionsPerShard);
-        List<Inet.SocketOption> options = List.of(TcpSO.tcpNoDelay(true));
-        var binding = Tcp.get(getContext().getSystem())
-                .bind(listener.host(), listener.port(), 1024, options, false, Optional.empty())
-                .to(Sink.foreach(connection -> placement.next().tell(new Shard.Accept(connection))))
-                .run(materializer);
-        getContext().pipeToSelf(binding, (bound, failure) -> failure == null
-                ? new ListenerBound(index, bound.localAddress())
-                : new ListenerFailed(index, "cannot bind " + listener.host() + ":" + listener.port() + ": " + failure.getMessage()));
+        for (int i = 0; i < settings.listeners().size(); i++) {
+            var placement = new ShardPlacement(settings.placement(), shards, connectionsPerShard);
+            Adapter.actorOf(context, TcpListener.props(i, settings.listeners().get(i), placement, context.getSelf()),
+                    "listener-" + i);
+        }
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.pekquitto.shards;
 
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.shards.connection.Connection;
-import io.pekquitto.shards.connection.ConnectionStage;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.Transport;
@@ -20,6 +19,8 @@ import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.tcp.ShardSockets;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -30,13 +31,10 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.stream.ActorAttributes;
-import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Flow;
-import org.apache.pekko.stream.javadsl.Tcp;
 
 /**
  * A shard: one single-thread dispatcher that owns a set of client sessions, their subscriptions, a copy
@@ -61,7 +59,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public sealed interface Command extends ShardMessage {}
 
     /** A new TCP connection from a listener, to be served by this shard. */
-    public record Accept(Tcp.IncomingConnection connection) implements Command {}
+    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote) implements Command {}
 
     /** From the Broker: this shard's index and every shard of the broker, itself included. */
     public record Peers(int index, List<ActorRef<ShardMessage>> shards) implements Command {}
@@ -85,9 +83,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private enum Flush implements Command { INSTANCE }
 
     private final BrokerSettings settings;
-    private final String dispatcher;
     private final TimerScheduler<ShardMessage> timers;
-    private final Materializer materializer;
+    /** The handler of this shard's sockets, on this shard's thread ({@link ShardSockets}). */
+    private final org.apache.pekko.actor.ActorRef sockets;
     private final AtomicIntegerArray connectionsPerShard;
     private final LongSupplier clock;
     private final Sessions<ActorRef<Connection.Command>> sessions;
@@ -117,11 +115,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                   AtomicIntegerArray connectionsPerShard, LongSupplier clock) {
         super(context);
         this.settings = settings;
-        this.dispatcher = dispatcher;
         this.timers = timers;
         this.connectionsPerShard = connectionsPerShard;
         this.clock = clock;
-        this.materializer = Materializer.createMaterializer(context);
+        this.sockets = Adapter.actorOf(context, ShardSockets.props().withDispatcher(dispatcher));
         this.retained = new RetainedMessages(settings.retainAvailable());
         this.sessions = new Sessions<>(clientId -> new Session(clientId, settings.maxQueuedMessages(),
                 settings.maxQueuedBytes(), settings.queueQos0Messages()));
@@ -161,14 +158,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onAccept(Accept accept) {
         var connection = getContext().spawn(
-                Connection.create(settings, getContext().getSelf().narrow(), accept.connection().remoteAddress(), clock),
+                Connection.create(settings, getContext().getSelf().narrow(), accept.remote(), clock),
                 "connection-" + (++connectionSequence), DispatcherSelector.sameAsParent());
         getContext().watchWith(connection, new ConnectionStopped(connection));
-        // The TCP stage and ours run on this shard's thread: attributes on the joined graph (DESIGN.md).
-        accept.connection().flow()
-                .join(Flow.fromGraph(new ConnectionStage(connection)))
-                .withAttributes(ActorAttributes.dispatcher(dispatcher))
-                .run(materializer);
+        sockets.tell(new ShardSockets.Adopt(accept.socket(), connection), org.apache.pekko.actor.ActorRef.noSender());
         return this;
     }
 

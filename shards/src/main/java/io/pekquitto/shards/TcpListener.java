@@ -1,0 +1,73 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.shards.settings.ListenerSettings;
+import java.net.InetSocketAddress;
+import java.util.List;
+import org.apache.pekko.actor.AbstractActor;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.Props;
+import org.apache.pekko.io.Tcp;
+import org.apache.pekko.io.TcpMessage;
+import org.apache.pekko.io.TcpSO;
+
+/**
+ * One listener on Pekko IO in pull mode: binds, accepts a batch of connections at a time, and hands
+ * each socket to a shard ({@link ShardPlacement}), whose sockets actor becomes its handler. No stream
+ * is materialized per connection.
+ */
+final class TcpListener extends AbstractActor {
+    /** Connections accepted per ResumeAccepting: bounds how many a storm of connects queues in this actor. */
+    private static final int ACCEPT_BATCH = 16;
+
+    private final int index;
+    private final ListenerSettings settings;
+    private final ShardPlacement placement;
+    private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
+    private ActorRef listener;
+    private int acceptsLeft;
+
+    static Props props(int index, ListenerSettings settings, ShardPlacement placement,
+                       org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        return Props.create(TcpListener.class, () -> new TcpListener(index, settings, placement, broker));
+    }
+
+    private TcpListener(int index, ListenerSettings settings, ShardPlacement placement,
+                        org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        this.index = index;
+        this.settings = settings;
+        this.placement = placement;
+        this.broker = broker;
+    }
+
+    @Override
+    public void preStart() {
+        var address = new InetSocketAddress(settings.host(), settings.port());
+        Tcp.get(getContext().getSystem()).manager().tell(
+                TcpMessage.bind(getSelf(), address, 1024, List.of(TcpSO.tcpNoDelay(true)), true), getSelf());
+    }
+
+    @Override
+    public Receive createReceive() {
+        return receiveBuilder()
+                .match(Tcp.Bound.class, bound -> {
+                    listener = getSender();
+                    broker.tell(new Broker.ListenerBound(index, bound.localAddress()));
+                    resumeAccepting();
+                })
+                .match(Tcp.CommandFailed.class, failed -> {
+                    broker.tell(new Broker.ListenerFailed(index, "cannot bind " + settings.host() + ":" + settings.port()
+                            + ": " + failed.causedByString()));
+                    getContext().stop(getSelf());
+                })
+                .match(Tcp.Connected.class, connected -> {
+                    placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress()));
+                    if (--acceptsLeft == 0) resumeAccepting();
+                })
+                .build();
+    }
+
+    private void resumeAccepting() {
+        acceptsLeft = ACCEPT_BATCH;
+        listener.tell(TcpMessage.resumeAccepting(ACCEPT_BATCH), getSelf());
+    }
+}

@@ -1,0 +1,102 @@
+package io.pekquitto.shards.tcp;
+
+import io.pekquitto.shards.connection.Connection;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.pekko.actor.AbstractActorWithTimers;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.Props;
+import org.apache.pekko.actor.Terminated;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.io.Tcp;
+import org.apache.pekko.io.TcpMessage;
+
+/**
+ * The handler of every socket of one shard (DESIGN.md, Connections and parking): a classic actor,
+ * because Pekko IO tells a handler which connection an event is about only through its sender, which a
+ * typed actor cannot see. It runs on the shard's thread, owns a {@link SocketTransport} per socket and
+ * hands each event to it. A connection actor that stops takes its socket with it.
+ */
+public final class ShardSockets extends AbstractActorWithTimers {
+    /** How long a closing socket keeps reading what the client still sends before it is cut. */
+    static final Duration LINGER = Duration.ofSeconds(1);
+
+    /** A socket accepted for this shard, and the connection actor that serves it. */
+    public record Adopt(ActorRef socket, org.apache.pekko.actor.typed.ActorRef<Connection.Command> connection) {}
+
+    /** A socket has shut down its output: cut it if the client has not closed within {@link #LINGER}. */
+    record Linger(ActorRef socket) {}
+
+    private record LingerOver(ActorRef socket) {}
+
+    private final Map<ActorRef, SocketTransport> bySocket = new HashMap<>();
+    private final Map<ActorRef, SocketTransport> byConnection = new HashMap<>();
+
+    /** Run it on the shard's dispatcher: its transports are used by the shard's connection actors. */
+    public static Props props() {
+        return Props.create(ShardSockets.class, ShardSockets::new);
+    }
+
+    @Override
+    public Receive createReceive() {
+        return receiveBuilder()
+                .match(Adopt.class, this::adopt)
+                .match(Tcp.Received.class, received -> {
+                    var transport = bySocket.get(getSender());
+                    if (transport != null) transport.received(received.data());
+                })
+                .match(SocketTransport.WriteAck.class, ack -> {
+                    var transport = bySocket.get(getSender());
+                    if (transport != null) transport.written();
+                })
+                .match(Tcp.ConnectionClosed.class, closed -> socketClosed(getSender(), describe(closed)))
+                .match(Tcp.CommandFailed.class, failed -> {
+                    // A write or close the socket could not take: it is gone for this connection.
+                    getSender().tell(TcpMessage.abort(), getSelf());
+                    socketClosed(getSender(), "command failed: " + failed.causedByString());
+                })
+                .match(Linger.class, linger -> getTimers().startSingleTimer(linger.socket(), new LingerOver(linger.socket()), LINGER))
+                .match(LingerOver.class, over -> {
+                    if (bySocket.containsKey(over.socket())) over.socket().tell(TcpMessage.abort(), getSelf());
+                })
+                .match(Terminated.class, this::terminated)
+                .build();
+    }
+
+    private void adopt(Adopt adopt) {
+        var transport = new SocketTransport(adopt.socket(), getSelf(), adopt.connection());
+        bySocket.put(adopt.socket(), transport);
+        byConnection.put(Adapter.toClassic(adopt.connection()), transport);
+        getContext().watch(adopt.socket());
+        getContext().watch(Adapter.toClassic(adopt.connection()));
+        adopt.socket().tell(TcpMessage.register(getSelf(), false, false), getSelf());
+        adopt.connection().tell(new Connection.TransportReady(transport));
+    }
+
+    private void socketClosed(ActorRef socket, String cause) {
+        var transport = bySocket.remove(socket);
+        if (transport == null) return;
+        getTimers().cancel(socket);
+        getContext().unwatch(socket);
+        transport.closed(cause);
+    }
+
+    private void terminated(Terminated terminated) {
+        var actor = terminated.actor();
+        var transport = byConnection.remove(actor);
+        if (transport != null) {
+            // The connection actor stopped (or failed): its socket must not outlive it.
+            transport.close();
+            return;
+        }
+        socketClosed(actor, "socket actor stopped");
+    }
+
+    private static String describe(Tcp.ConnectionClosed closed) {
+        if (closed.isPeerClosed()) return "closed by the client";
+        if (closed.isErrorClosed()) return closed.getErrorCause();
+        if (closed.isAborted()) return "aborted";
+        return "closed";
+    }
+}

@@ -1,0 +1,116 @@
+package io.pekquitto.shards.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.pekquitto.shards.connection.Connection;
+import java.time.Duration;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.io.Tcp;
+import org.apache.pekko.io.TcpMessage;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The socket side of a connection on Pekko IO: one write in flight, the rest coalesced; reads pulled; close after the last write. */
+class SocketTransportTest {
+    private static final ActorTestKit testKit = ActorTestKit.create();
+    private static final Duration QUIET = Duration.ofMillis(50);
+
+    private TestProbe<Object> socket;
+    private TestProbe<Object> sockets;
+    private TestProbe<Connection.Command> connection;
+    private SocketTransport transport;
+
+    @BeforeEach
+    void create() {
+        socket = testKit.createTestProbe();
+        connection = testKit.createTestProbe();
+        sockets = testKit.createTestProbe();
+        transport = new SocketTransport(Adapter.toClassic(socket.getRef()), Adapter.toClassic(sockets.getRef()), connection.getRef());
+    }
+
+    @AfterAll
+    static void stop() {
+        testKit.shutdownTestKit();
+    }
+
+    private ByteString written() {
+        return assertInstanceOf(Tcp.Write.class, socket.receiveMessage()).data();
+    }
+
+    @Test
+    void oneWriteIsInFlightAndWhatComesMeanwhileGoesOutAsOne() {
+        transport.write(ByteString.fromString("a"));
+        assertEquals(ByteString.fromString("a"), written());
+        transport.write(ByteString.fromString("b"));
+        transport.write(ByteString.fromString("c"));
+        socket.expectNoMessage(QUIET);
+        assertEquals(3, transport.bufferedBytes(), "one in flight, two waiting");
+        transport.written();
+        assertEquals(ByteString.fromString("bc"), written());
+        transport.written();
+        assertEquals(0, transport.bufferedBytes());
+        socket.expectNoMessage(QUIET);
+    }
+
+    @Test
+    void readsArePulledOneChunkAtATime() {
+        transport.readMore();
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage());
+        transport.received(ByteString.fromString("x"));
+        assertEquals(ByteString.fromString("x"), assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes());
+    }
+
+    @Test
+    void closeWaitsForTheLastWrite() {
+        transport.write(ByteString.fromString("disconnect"));
+        written();
+        transport.write(ByteString.fromString("more"));
+        transport.close();
+        transport.write(ByteString.fromString("after close"));  // dropped: nothing is written after close
+        socket.expectNoMessage(QUIET);
+        transport.written();
+        assertEquals(ByteString.fromString("more"), written());
+        transport.written();
+        assertLingers();
+    }
+
+    /** Closing: our output ends, reading goes on, and the shard's sockets actor is told to cut it in a while. */
+    private void assertLingers() {
+        assertEquals(TcpMessage.confirmedClose(), socket.receiveMessage());
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage());
+        assertInstanceOf(ShardSockets.Linger.class, sockets.receiveMessage());
+    }
+
+    @Test
+    void closingAnIdleTransportShutsItsOutputDownAtOnce() {
+        transport.close();
+        assertLingers();
+        transport.close();
+        socket.expectNoMessage(QUIET);
+    }
+
+    @Test
+    void whatTheClientSendsWhileTheSocketLingersIsReadAndDropped() {
+        transport.close();
+        assertLingers();
+        transport.received(ByteString.fromString("PUBLISH in flight"));
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage(), "read on");
+        connection.expectNoMessage(QUIET);
+    }
+
+    @Test
+    void theConnectionHearsOfAClosedSocketOnceAndNothingIsWrittenAfter() {
+        transport.closed("closed by the client");
+        transport.closed("again");
+        assertEquals("closed by the client", assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage()).cause());
+        connection.expectNoMessage(QUIET);
+        transport.write(ByteString.fromString("late"));
+        transport.readMore();
+        socket.expectNoMessage(QUIET);
+    }
+}
