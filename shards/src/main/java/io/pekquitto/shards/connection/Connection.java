@@ -135,21 +135,24 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     @Override
     public Receive<Command> createReceive() {
-        return newReceiveBuilder()
-                .onMessage(TransportReady.class, this::onTransportReady)
-                .onMessage(BytesReceived.class, this::onBytesReceived)
-                .onMessage(TransportClosed.class, this::onTransportClosed)
-                .onMessage(Attached.class, this::onAttached)
-                .onMessage(Deliver.class, this::onDeliver)
-                .onMessage(Subscribed.class, this::onSubscribed)
-                .onMessage(Unsubscribed.class, this::onUnsubscribed)
-                .onMessageEquals(TakenOver.INSTANCE, this::onTakenOver)
-                .onMessageEquals(ReleaseConfirmed.INSTANCE, this::onReleaseConfirmed)
-                .onMessageEquals(KeepAliveCheck.INSTANCE, this::onKeepAliveCheck)
-                .onMessageEquals(ConnectTimeout.INSTANCE, this::onConnectTimeout)
-                .onMessageEquals(CongestionTimeout.INSTANCE, this::onCongestionTimeout)
-                .onSignal(PostStop.class, signal -> onPostStop())
-                .build();
+        // One case: the receive is built per actor, and thirteen cases cost 0.5 KiB per connection.
+        return newReceiveBuilder().onMessage(Command.class, this::onCommand)
+                .onSignal(PostStop.class, signal -> onPostStop()).build();
+    }
+
+    private Behavior<Command> onCommand(Command command) {
+        if (command instanceof BytesReceived received) return onBytesReceived(received);
+        if (command instanceof Deliver deliver) return onDeliver(deliver);
+        if (command instanceof TransportReady ready) return onTransportReady(ready);
+        if (command instanceof TransportClosed closed) return onTransportClosed(closed);
+        if (command instanceof Attached attached) return onAttached(attached);
+        if (command instanceof Subscribed subscribed) return onSubscribed(subscribed);
+        if (command instanceof Unsubscribed unsubscribed) return onUnsubscribed(unsubscribed);
+        if (command == TakenOver.INSTANCE) return onTakenOver();
+        if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
+        if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
+        if (command == ConnectTimeout.INSTANCE) return onConnectTimeout();
+        return command == CongestionTimeout.INSTANCE ? onCongestionTimeout() : Behaviors.unhandled();
     }
 
     // ---- transport
