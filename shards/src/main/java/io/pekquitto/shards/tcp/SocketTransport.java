@@ -41,10 +41,6 @@ final class SocketTransport implements Transport {
         this.connection = connection;
     }
 
-    org.apache.pekko.actor.typed.ActorRef<Connection.Command> connection() {
-        return connection;
-    }
-
     @Override
     public void write(ByteString bytes) {
         if (closed || closeRequested) return;
