@@ -5,6 +5,7 @@ import java.util.function.Consumer;
 import org.eclipse.paho.mqttv5.client.IMqttToken;
 import org.eclipse.paho.mqttv5.client.MqttCallback;
 import org.eclipse.paho.mqttv5.client.MqttClient;
+import org.eclipse.paho.mqttv5.client.MqttClientException;
 import org.eclipse.paho.mqttv5.client.MqttConnectionOptions;
 import org.eclipse.paho.mqttv5.client.MqttDisconnectResponse;
 import org.eclipse.paho.mqttv5.client.persist.MemoryPersistence;
@@ -81,11 +82,37 @@ public final class V5Client extends PahoClient {
 
     @Override
     public void publish(String topic, byte[] payload, int qos, boolean retain) throws MqttException {
-        paho.publish(topic, payload, qos, retain);
+        whenPahoHasRoom(() -> paho.publish(topic, payload, qos, retain));
     }
 
     public void publish(String topic, MqttMessage message) throws MqttException {
-        paho.publish(topic, message);
+        whenPahoHasRoom(() -> paho.publish(topic, message));
+    }
+
+    private interface Publishing {
+        void run() throws MqttException;
+    }
+
+    /**
+     * Paho 1.2.5 (MQTT 5) marks a synchronous publish complete before its callback thread lowers the
+     * in-flight count (eclipse-paho/paho.mqtt.java#993): on a loaded machine back-to-back publishes
+     * can find the server's Receive Maximum "reached" on the client side alone. Retried for at most 1 s.
+     */
+    private static void whenPahoHasRoom(Publishing publishing) throws MqttException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                publishing.run();
+                return;
+            } catch (MqttException e) {
+                if (e.getReasonCode() != MqttClientException.REASON_CODE_MAX_INFLIGHT || attempt == 500) throw e;
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     @Override
