@@ -74,8 +74,10 @@ final class IdleScenario {
         if (!all) errors.add("not all connections settled within " + connectTimeout / 1_000_000_000 + " s");
         double connectSeconds = (connectedAt - start) / 1e9;
         Thread.sleep(hold / 1_000_000);
-        long rssAfter = brokerPid > 0 ? rssBytes(brokerPid) : -1;
+        // As before the connections: the full GC first, then RSS, so that both RSS figures follow one
+        // (else the heap a warm-up grew, returned during the hold, makes the difference negative).
         long heapAfter = jcmd ? liveHeapBytes(brokerPid) : -1;
+        long rssAfter = brokerPid > 0 ? rssBytes(brokerPid) : -1;
         int stillOpen = 0;
         for (var list : perLoop) for (var c : list) if (c.connected) stillOpen++;
         for (int l = 0; l < loops.length; l++) {
