@@ -18,12 +18,9 @@ final class LastWill {
         return will.map(w -> {
             // Will Delay Interval is a Will Property only (Table 2-4): the PUBLISH must not carry it.
             var properties = w.properties().toBuilder().remove(PropertyId.WILL_DELAY_INTERVAL).build();
-            long delay = version.hasProperties() ? w.properties().willDelayInterval() : 0;
-            // Its Message Expiry Interval is "sent as the Publication Expiry Interval when the Server
-            // publishes" it (3.1.3.2.4): the lifetime starts after the delay, not at the disconnection.
-            long published = now + delay * 1_000_000_000L;
-            var message = Message.received(w.topic(), w.payload(), w.qos(), w.retain(), properties, published);
-            return new DelayedWill(message, delay);
+            // Its lifetime runs from its publication (3.1.3.2.4): PendingWill.messageAt moves it there.
+            var message = Message.received(w.topic(), w.payload(), w.qos(), w.retain(), properties, now);
+            return new DelayedWill(message, version.hasProperties() ? w.properties().willDelayInterval() : 0);
         });
     }
 }

@@ -12,6 +12,7 @@ import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.UserProperty;
 import io.pekquitto.protocol.Will;
 import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.PendingWill;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -83,9 +84,11 @@ class LastWillTest {
                 .set(PropertyId.WILL_DELAY_INTERVAL, 120L)
                 .set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 60L)
                 .build();
-        var message = LastWill.of(Optional.of(will(QoS.AT_LEAST_ONCE, false, properties)), ProtocolVersion.MQTT_5, NOW)
-                .orElseThrow().message();
+        var delayed = LastWill.of(Optional.of(will(QoS.AT_LEAST_ONCE, false, properties)), ProtocolVersion.MQTT_5, NOW)
+                .orElseThrow();
         long published = NOW + 120 * SECOND;
+        // As the shard publishes it once its delay is over.
+        var message = PendingWill.delayed(delayed.message(), delayed.delaySeconds(), NOW).messageAt(published);
         assertFalse(message.isExpired(published), "a will delayed longer than its lifetime must still be published");
         assertEquals(Optional.of(60L), message.toPublish(1, false, published).properties().messageExpiryInterval());
     }

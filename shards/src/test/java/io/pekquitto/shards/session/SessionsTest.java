@@ -205,8 +205,8 @@ class SessionsTest {
         var session = attached(connect("c1", false, 2), "c1", false);
         var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 10L).build();
         long delay = 30;
-        // As LastWill makes it: the expiry counted from the end of the delay.
-        var will = Message.received("will/client", Binary.utf8("gone"), QoS.AT_LEAST_ONCE, false, properties, T0 + delay * SECOND);
+        // As LastWill makes it: received when the connection ended.
+        var will = Message.received("will/client", Binary.utf8("gone"), QoS.AT_LEAST_ONCE, false, properties, T0);
         var effects = release("c1", session, 2, Optional.of(PendingWill.delayed(will, delay, T0)), T0);
         var expiry = only(effects, StartExpiryTimer.class);
         var ended = perform(sessions.expiryCheck("client", expiry.generation(), T0 + 2 * SECOND), T0 + 2 * SECOND);
