@@ -1,5 +1,7 @@
 package io.pekquitto.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.io.IOException;
@@ -7,6 +9,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.util.List;
 import java.util.function.Consumer;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.mqttv5.client.MqttConnectionOptions;
@@ -183,6 +186,26 @@ public class BrokerExtension implements BeforeAllCallback, AfterAllCallback, Bef
     /** A raw client that has sent {@code connect} and got CONNACK Success. */
     public RawClient raw(RawClient.Connect connect) throws IOException {
         return RawClient.connected(port(), connect);
+    }
+
+    /**
+     * Asserts that the broker still serves: a QoS 1 round trip between two new raw connections of the
+     * protocol level, after whatever a test did to it.
+     */
+    public void assertServesQos1(int version) throws IOException {
+        String topic = Names.topic("still-served");
+        try (var subscriber = raw(RawClient.Connect.of(version, Names.clientId("sub")));
+             var publisher = raw(RawClient.Connect.of(version, Names.clientId("pub")))) {
+            subscriber.send(RawClient.subscribe(version, 1, new RawClient.Filter(topic, 1)));
+            assertEquals(List.of(1), subscriber.expect(RawClient.SUBACK).ackReasons(version));
+            publisher.send(RawClient.publish(version, topic, 1, 1, "fine"));
+            assertEquals(1, publisher.expect(RawClient.PUBACK).packetId());
+            var publish = subscriber.expect(RawClient.PUBLISH).publish(version);
+            assertEquals(topic, publish.topic());
+            assertEquals("fine", publish.payloadText());
+            assertEquals(1, publish.qos());
+            subscriber.send(RawClient.ack(RawClient.PUBACK, publish.packetId()));
+        }
     }
 
     /** A Paho MQTT 3.1.1 client, connected with Clean Session 1. */

@@ -1,20 +1,13 @@
 package io.pekquitto.e2e.connect;
 
-import static io.pekquitto.e2e.RawClient.PUBACK;
 import static io.pekquitto.e2e.RawClient.PUBLISH;
-import static io.pekquitto.e2e.RawClient.SUBACK;
 import static io.pekquitto.e2e.RawClient.V311;
 import static io.pekquitto.e2e.RawClient.V5;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Names;
-import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
-import io.pekquitto.e2e.RawClient.Filter;
-import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Timeout;
@@ -152,23 +145,6 @@ class MalformedPacketIT {
                 client.expectClosed(Duration.ofSeconds(5));
             }
         }
-        assertQos1RoundTrip(version);
-    }
-
-    /** A QoS 1 round trip between two new connections of the same protocol level. */
-    private static void assertQos1RoundTrip(int version) throws IOException {
-        String topic = Names.topic("after-malformed");
-        try (var subscriber = broker.raw(Connect.of(version, Names.clientId("sub")));
-             var publisher = broker.raw(Connect.of(version, Names.clientId("pub")))) {
-            subscriber.send(RawClient.subscribe(version, 1, new Filter(topic, 1)));
-            assertEquals(List.of(1), subscriber.expect(SUBACK).ackReasons(version));
-            publisher.send(RawClient.publish(version, topic, 1, 1, "fine"));
-            assertEquals(1, publisher.expect(PUBACK).packetId());
-            var publish = subscriber.expect(PUBLISH).publish(version);
-            assertEquals(topic, publish.topic());
-            assertEquals("fine", publish.payloadText());
-            assertEquals(1, publish.qos());
-            subscriber.send(RawClient.ack(PUBACK, publish.packetId()));
-        }
+        broker.assertServesQos1(version);
     }
 }
