@@ -22,14 +22,10 @@ final class OutboundTopicAliases {
         this.maximum = maximum;
     }
 
-    /** The PUBLISH to send: unchanged, establishing an alias, or using one. */
-    Publish apply(Publish publish) {
-        return apply(publish, establishing -> true);
-    }
-
     /**
-     * As {@link #apply(Publish)}, but an alias is established only by a PUBLISH that still {@code fits}
-     * (the client's Maximum Packet Size): the Topic Alias property makes it larger than the plain one.
+     * The PUBLISH to send: unchanged, establishing an alias, or using one. An alias is established only
+     * by a PUBLISH that still {@code fits} (the client's Maximum Packet Size): the Topic Alias property
+     * makes it larger than the plain one.
      */
     Publish apply(Publish publish, Predicate<Publish> fits) {
         if (maximum == 0) return publish;

@@ -7,9 +7,13 @@ import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.Publish;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 class OutboundTopicAliasesTest {
+    /** A client without a Maximum Packet Size: every PUBLISH fits. */
+    private static final Predicate<Publish> ANY_SIZE = publish -> true;
+
     private static Publish publish(String topic) {
         return Publish.atMostOnce(topic, Binary.utf8("x"), false);
     }
@@ -17,10 +21,10 @@ class OutboundTopicAliasesTest {
     @Test
     void theFirstUseEstablishesTheAliasAndLaterOnesOmitTheTopic() {  // 3.3.2.3.4
         var aliases = new OutboundTopicAliases(2);
-        var first = aliases.apply(publish("a/b"));
+        var first = aliases.apply(publish("a/b"), ANY_SIZE);
         assertEquals("a/b", first.topic());
         assertEquals(Optional.of(1), first.properties().topicAlias());
-        var second = aliases.apply(publish("a/b"));
+        var second = aliases.apply(publish("a/b"), ANY_SIZE);
         assertEquals("", second.topic());
         assertEquals(Optional.of(1), second.properties().topicAlias());
     }
@@ -28,17 +32,17 @@ class OutboundTopicAliasesTest {
     @Test
     void neverMoreAliasesThanTheClientsMaximum() {  // [MQTT-3.3.2-9]
         var aliases = new OutboundTopicAliases(1);
-        aliases.apply(publish("a"));
+        aliases.apply(publish("a"), ANY_SIZE);
         var other = publish("b");
-        assertSame(other, aliases.apply(other), "past the maximum a topic goes out in full, without an alias");
+        assertSame(other, aliases.apply(other, ANY_SIZE), "past the maximum a topic goes out in full, without an alias");
     }
 
     @Test
     void aClientWithoutTopicAliasMaximumGetsNoAliases() {  // [MQTT-3.3.2-8]: the default maximum is 0
         var aliases = new OutboundTopicAliases(0);
         var plain = publish("a");
-        assertSame(plain, aliases.apply(plain));
-        assertEquals(Properties.NONE, aliases.apply(plain).properties());
+        assertSame(plain, aliases.apply(plain, ANY_SIZE));
+        assertEquals(Properties.NONE, aliases.apply(plain, ANY_SIZE).properties());
     }
 
     @Test
@@ -46,7 +50,7 @@ class OutboundTopicAliasesTest {
         var aliases = new OutboundTopicAliases(2);
         var tooBig = publish("a");
         assertSame(tooBig, aliases.apply(tooBig, establishing -> false), "sent plain, no alias set");
-        var later = aliases.apply(publish("a"));
+        var later = aliases.apply(publish("a"), ANY_SIZE);
         assertEquals("a", later.topic(), "the alias was never told to the client, so it is established now");
         assertEquals(Optional.of(1), later.properties().topicAlias());
     }
