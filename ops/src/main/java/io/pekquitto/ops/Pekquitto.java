@@ -2,6 +2,7 @@ package io.pekquitto.ops;
 
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
@@ -27,10 +28,12 @@ public final class Pekquitto implements AutoCloseable {
 
     private final ActorSystem<Broker.Command> system;
     private final List<InetSocketAddress> boundAddresses;
+    private final ShardCounts counts;
 
-    private Pekquitto(ActorSystem<Broker.Command> system, List<InetSocketAddress> boundAddresses) {
+    private Pekquitto(ActorSystem<Broker.Command> system, List<InetSocketAddress> boundAddresses, ShardCounts counts) {
         this.system = system;
         this.boundAddresses = boundAddresses;
+        this.counts = counts;
     }
 
     /**
@@ -60,7 +63,7 @@ public final class Pekquitto implements AutoCloseable {
                     .toCompletableFuture()
                     .get(BIND_TIMEOUT.toSeconds() + 1, TimeUnit.SECONDS);
             if (bound.failure().isPresent()) throw new IllegalStateException(bound.failure().get());
-            return new Pekquitto(system, bound.addresses());
+            return new Pekquitto(system, bound.addresses(), bound.counts());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stop(system);
@@ -80,6 +83,11 @@ public final class Pekquitto implements AutoCloseable {
     /** The bound port of the first listener. */
     public int port() {
         return boundAddresses.get(0).getPort();
+    }
+
+    /** Connections per shard, live and parked. */
+    public ShardCounts counts() {
+        return counts;
     }
 
     /** The broker's actor system: the guardian is the Broker, shards are its children {@code shard-N}. */

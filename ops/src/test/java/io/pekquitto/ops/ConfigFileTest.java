@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.ParkingSettings;
 import io.pekquitto.shards.settings.Placement;
 import io.pekquitto.shards.settings.SettingsReader;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
@@ -42,6 +43,7 @@ class ConfigFileTest {
             topic-alias-maximum = 0
             max-session-expiry = 1h
             connect-timeout = 3s
+            parking { idle-grace = 5s }
             """;
 
     private static final String TOML = """
@@ -58,6 +60,9 @@ class ConfigFileTest {
             max-session-expiry = "1h"
             connect-timeout = "3s"
 
+            [parking]
+            idle-grace = "5s"
+
             [[listeners]]
             host = "127.0.0.1"
             port = 1884
@@ -72,7 +77,8 @@ class ConfigFileTest {
               "max-packet-size": 65536, "max-keep-alive": 600, "receive-maximum": 10,
               "max-inflight-messages": 5, "max-queued-messages": 100, "queue-qos0-messages": true,
               "retain-available": false, "max-qos": 1, "topic-alias-maximum": 0,
-              "max-session-expiry": "1h", "connect-timeout": "3s" }
+              "max-session-expiry": "1h", "connect-timeout": "3s",
+              "parking": { "idle-grace": "5s" } }
             """;
 
     private Path write(String name, String content) throws IOException {
@@ -88,7 +94,8 @@ class ConfigFileTest {
         var expected = new BrokerSettings(2,
                 List.of(new ListenerSettings("127.0.0.1", 1884), new ListenerSettings("0.0.0.0", 8883)),
                 65536, 600, 10, 5, 100, true, false, 1, 0, Duration.ofHours(1), Duration.ofSeconds(3),
-                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE);
+                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
+                new ParkingSettings(true, Duration.ofSeconds(5)));
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

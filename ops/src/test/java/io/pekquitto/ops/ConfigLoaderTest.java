@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.ParkingSettings;
 import io.pekquitto.shards.settings.Placement;
 import io.pekquitto.shards.settings.SettingsReader;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
@@ -44,7 +45,8 @@ class ConfigLoaderTest {
         int processors = Runtime.getRuntime().availableProcessors();  // shards = auto
         assertEquals(new BrokerSettings(processors, List.of(new ListenerSettings("0.0.0.0", 1883)), 268_435_460, 65_535,
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
-                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE), settings);
+                Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
+                new ParkingSettings(true, Duration.ofSeconds(30))), settings);
         assertEquals(BrokerSettings.defaults(), settings);
     }
 

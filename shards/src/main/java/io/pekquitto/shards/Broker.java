@@ -8,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -35,7 +34,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     public record GetBoundAddresses(ActorRef<Bound> replyTo) implements Command {}
 
     /** The bound address of each listener in configuration order, or why binding failed. */
-    public record Bound(List<InetSocketAddress> addresses, Optional<String> failure) {}
+    public record Bound(List<InetSocketAddress> addresses, Optional<String> failure, ShardCounts counts) {}
 
     /** From a {@link TcpListener}: it is bound. */
     record ListenerBound(int index, InetSocketAddress address) implements Command {}
@@ -45,7 +44,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private final BrokerSettings settings;
     private final List<ActorRef<ShardMessage>> shards = new ArrayList<>();
-    private final AtomicIntegerArray connectionsPerShard;
+    private final ShardCounts counts;
     private final InetSocketAddress[] boundAddresses;
     private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
     private Optional<String> bindFailure = Optional.empty();
@@ -84,12 +83,12 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Broker(ActorContext<Command> context, BrokerSettings settings, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         super(context);
         this.settings = settings;
-        this.connectionsPerShard = new AtomicIntegerArray(settings.shards());
+        this.counts = new ShardCounts(settings.shards());
         var mesh = new AtomicReference<List<ActorRef<ShardMessage>>>();
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
             var shard = Behaviors.supervise(aroundShard.apply(
-                            Shard.create(settings, dispatcher, mesh, connectionsPerShard, System::nanoTime)))
+                            Shard.create(settings, dispatcher, mesh, counts, System::nanoTime)))
                     .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }
@@ -98,7 +97,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
         for (int i = 0; i < settings.listeners().size(); i++) {
-            var placement = new ShardPlacement(settings.placement(), shards, connectionsPerShard);
+            var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             Adapter.actorOf(context, TcpListener.props(i, settings.listeners().get(i), placement, context.getSelf()),
                     "listener-" + i);
         }
@@ -136,7 +135,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private void answerIfBound() {
         if (bindFailure.isEmpty() && listenersBound < boundAddresses.length) return;
-        var answer = new Bound(bindFailure.isPresent() ? List.of() : List.of(boundAddresses), bindFailure);
+        var answer = new Bound(bindFailure.isPresent() ? List.of() : List.of(boundAddresses), bindFailure, counts);
         waitingForBinding.forEach(replyTo -> replyTo.tell(answer));
         waitingForBinding.clear();
     }

@@ -1,6 +1,7 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.routes.RetainedMessages;
 import io.pekquitto.shards.routes.SharedGroups;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * Where each published message goes from one shard: its copy of the retained messages, one message
@@ -23,8 +23,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * at {@link #flush()}: one message per connection and per peer.
  */
 final class Router {
-    private final Sessions<ActorRef<Connection.Command>> sessions;
-    private final ReleaseDraining<ActorRef<Connection.Command>> draining;
+    private final Sessions<ConnectionRef> sessions;
+    private final ReleaseDraining<ConnectionRef> draining;
     private final TopicRoutes routes;
     private final RetainedMessages retained;
     private final Mesh mesh;
@@ -32,9 +32,9 @@ final class Router {
     private final Runnable scheduleFlush;
     private final SubscriberDeliveries deliveries = new SubscriberDeliveries();
     /** Deliveries of this turn per connection. */
-    private final Map<ActorRef<Connection.Command>, List<Message>> outgoing = new HashMap<>();
+    private final Map<ConnectionRef, List<Message>> outgoing = new HashMap<>();
 
-    Router(Sessions<ActorRef<Connection.Command>> sessions, ReleaseDraining<ActorRef<Connection.Command>> draining,
+    Router(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining,
            TopicRoutes routes, RetainedMessages retained, Mesh mesh, Runnable scheduleFlush) {
         this.sessions = sessions;
         this.draining = draining;
@@ -145,13 +145,13 @@ final class Router {
     }
 
     /** Sends a connection what is batched for it, before a message that must come after. */
-    void flushTo(ActorRef<Connection.Command> connection) {
+    void flushTo(ConnectionRef connection) {
         var batch = outgoing.remove(connection);
         if (batch != null) connection.tell(new Connection.Deliver(batch));
     }
 
     /** Takes back what was batched for a connection that let its session go (it never left). */
-    List<Message> takeUnsent(ActorRef<Connection.Command> connection) {
+    List<Message> takeUnsent(ConnectionRef connection) {
         var batch = outgoing.remove(connection);
         return batch == null ? List.of() : batch;
     }

@@ -2,6 +2,7 @@ package io.pekquitto.shards;
 
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.Transport;
@@ -23,7 +24,6 @@ import io.pekquitto.shards.tcp.ShardSockets;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -73,7 +73,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** Control plane: a message from shard {@code from}, in send order per pair. */
     public record Control(int from, ControlMessage message) implements Command {}
 
-    private record ConnectionStopped(ActorRef<Connection.Command> connection) implements Command {}
+    private record ConnectionStopped(ConnectionRef connection, ActorRef<Connection.Command> actor) implements Command {}
+
+    /** A parked connection was told something: spawn its actor. */
+    private record ResumeParked(ConnectionRef connection) implements Command {}
+
+    /** The earliest Keep Alive deadline of a parked connection has come. */
+    private enum ParkedKeepAliveCheck implements Command { INSTANCE }
 
     private record SessionExpiryCheck(String clientId, long generation) implements Command {}
 
@@ -86,40 +92,42 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final TimerScheduler<ShardMessage> timers;
     /** The handler of this shard's sockets, on this shard's thread ({@link ShardSockets}). */
     private final org.apache.pekko.actor.ActorRef sockets;
-    private final AtomicIntegerArray connectionsPerShard;
+    private final ShardCounts counts;
     private final LongSupplier clock;
-    private final Sessions<ActorRef<Connection.Command>> sessions;
-    private final ReleaseDraining<ActorRef<Connection.Command>> draining = new ReleaseDraining<>();
+    private final Sessions<ConnectionRef> sessions;
+    private final ReleaseDraining<ConnectionRef> draining = new ReleaseDraining<>();
     private final TopicRoutes routes = new TopicRoutes();
     private final RetainedMessages retained;
-    private final PublisherThrottle<Transport, ActorRef<Connection.Command>> throttle = new PublisherThrottle<>();
+    private final PublisherThrottle<Transport, ConnectionRef> throttle = new PublisherThrottle<>();
     private final Mesh mesh = new Mesh();
+    private final ParkedConnections parked;
     private final Router router;
     private boolean flushScheduled;
     private long connectionSequence;
 
     /**
      * @param mesh                the broker's shards, set once all are spawned; a restarted shard reads it
-     * @param connectionsPerShard live connections per shard, for the least-connections placement
+     * @param counts              connections and parked connections per shard
      * @param clock               the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
      */
     public static Behavior<ShardMessage> create(BrokerSettings settings, String dispatcher,
                                                 AtomicReference<List<ActorRef<ShardMessage>>> shards,
-                                                AtomicIntegerArray connectionsPerShard, LongSupplier clock) {
+                                                ShardCounts counts, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Shard(context, timers, settings, dispatcher, shards, connectionsPerShard, clock)));
+                timers -> new Shard(context, timers, settings, dispatcher, shards, counts, clock)));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
                   String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
-                  AtomicIntegerArray connectionsPerShard, LongSupplier clock) {
+                  ShardCounts counts, LongSupplier clock) {
         super(context);
         this.settings = settings;
         this.timers = timers;
-        this.connectionsPerShard = connectionsPerShard;
+        this.counts = counts;
         this.clock = clock;
         this.sockets = Adapter.actorOf(context, ShardSockets.props().withDispatcher(dispatcher));
         this.retained = new RetainedMessages(settings.retainAvailable());
+        this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
         this.sessions = new Sessions<>(clientId -> new Session(clientId, settings.maxQueuedMessages(),
                 settings.maxQueuedBytes(), settings.queueQos0Messages()));
         this.router = new Router(sessions, draining, routes, retained, mesh, this::scheduleFlush);
@@ -147,6 +155,15 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(Control.class, this::onControl)
                 .onMessageEquals(Flush.INSTANCE, this::onFlush)
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
+                .onMessage(ShardRequest.Parked.class, parked -> {
+                    this.parked.parked(mesh.index(), parked.connection());
+                    return this;
+                })
+                .onMessage(ResumeParked.class, this::onResumeParked)
+                .onMessageEquals(ParkedKeepAliveCheck.INSTANCE, () -> {
+                    parked.checkKeepAlives();
+                    return this;
+                })
                 .onMessage(SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
                 .onMessage(WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
                 .build();
@@ -157,12 +174,30 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     // ---- connections
 
     private Behavior<ShardMessage> onAccept(Accept accept) {
-        var connection = getContext().spawn(
-                Connection.create(settings, getContext().getSelf().narrow(), accept.remote(), clock),
-                "connection-" + (++connectionSequence), DispatcherSelector.sameAsParent());
-        getContext().watchWith(connection, new ConnectionStopped(connection));
+        var connection = new ConnectionRef(this::resume);
+        connection.bind(spawn(Connection.create(settings, getContext().getSelf().narrow(), connection, accept.remote(), clock), connection));
         sockets.tell(new ShardSockets.Adopt(accept.socket(), connection), org.apache.pekko.actor.ActorRef.noSender());
         return this;
+    }
+
+    /** A parked connection was told something, maybe in another actor's turn: it is resumed in the shard's. */
+    private void resume(ConnectionRef connection) {
+        getContext().getSelf().tell(new ResumeParked(connection));
+    }
+
+    private Behavior<ShardMessage> onResumeParked(ResumeParked resume) {
+        var connection = resume.connection();
+        var state = connection.parked();
+        if (state == null) return this;
+        parked.resumed(mesh.index());
+        connection.resumed(spawn(Connection.resume(settings, getContext().getSelf().narrow(), connection, state, clock), connection));
+        return this;
+    }
+
+    private ActorRef<Connection.Command> spawn(Behavior<Connection.Command> behavior, ConnectionRef connection) {
+        var actor = getContext().spawn(behavior, "connection-" + (++connectionSequence), DispatcherSelector.sameAsParent());
+        getContext().watchWith(actor, new ConnectionStopped(connection, actor));
+        return actor;
     }
 
     private Behavior<ShardMessage> onRoute(ShardRequest.Route route) {
@@ -185,12 +220,12 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onBounce(ActorRef<Connection.Command> connection, Message message) {
+    private Behavior<ShardMessage> onBounce(ConnectionRef connection, Message message) {
         draining.bounced(connection, message);
         return this;
     }
 
-    private Behavior<ShardMessage> finishDraining(ActorRef<Connection.Command> connection) {
+    private Behavior<ShardMessage> finishDraining(ConnectionRef connection) {
         var drained = draining.finish(connection);
         if (drained != null) router.redeliver(drained);
         return this;
@@ -198,7 +233,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onConnectionStopped(ConnectionStopped stopped) {
         var connection = stopped.connection();
-        connectionsPerShard.decrementAndGet(mesh.index());
+        if (!connection.isServedBy(stopped.actor())) return this;  // it parked, or a later actor serves it
+        counts.connections().decrementAndGet(mesh.index());
         relieve(connection);
         router.takeUnsent(connection);
         finishDraining(connection);  // if it failed before draining: what it bounced is kept
@@ -206,27 +242,27 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     /** Does what the session rules decided. */
-    private Behavior<ShardMessage> perform(List<SessionEffect<ActorRef<Connection.Command>>> effects) {
+    private Behavior<ShardMessage> perform(List<SessionEffect<ConnectionRef>> effects) {
         for (var effect : effects) {
-            if (effect instanceof SessionEffect.TakeOver<ActorRef<Connection.Command>> takeOver) {
+            if (effect instanceof SessionEffect.TakeOver<ConnectionRef> takeOver) {
                 takeOver.connection().tell(Connection.TakenOver.INSTANCE);
-            } else if (effect instanceof SessionEffect.Attach<ActorRef<Connection.Command>> attach) {
+            } else if (effect instanceof SessionEffect.Attach<ConnectionRef> attach) {
                 attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));
-            } else if (effect instanceof SessionEffect.AwaitPeers<ActorRef<Connection.Command>> await) {
+            } else if (effect instanceof SessionEffect.AwaitPeers<ConnectionRef> await) {
                 mesh.afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
-            } else if (effect instanceof SessionEffect.PublishWill<ActorRef<Connection.Command>> will) {
+            } else if (effect instanceof SessionEffect.PublishWill<ConnectionRef> will) {
                 router.route(will.clientId(), will.will());
-            } else if (effect instanceof SessionEffect.Subscribe<ActorRef<Connection.Command>> subscribe) {
+            } else if (effect instanceof SessionEffect.Subscribe<ConnectionRef> subscribe) {
                 mesh.announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry()).announce());
-            } else if (effect instanceof SessionEffect.Unsubscribe<ActorRef<Connection.Command>> unsubscribe) {
+            } else if (effect instanceof SessionEffect.Unsubscribe<ConnectionRef> unsubscribe) {
                 mesh.announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
-            } else if (effect instanceof SessionEffect.RedeliverShared<ActorRef<Connection.Command>> redeliver) {
+            } else if (effect instanceof SessionEffect.RedeliverShared<ConnectionRef> redeliver) {
                 router.redeliverShared(redeliver.clientId(), redeliver.message());
-            } else if (effect instanceof SessionEffect.StartExpiryTimer<ActorRef<Connection.Command>> timer) {
+            } else if (effect instanceof SessionEffect.StartExpiryTimer<ConnectionRef> timer) {
                 timers.startSingleTimer("expiry-" + timer.clientId(), new SessionExpiryCheck(timer.clientId(), timer.generation()), timer.delay());
-            } else if (effect instanceof SessionEffect.StartWillTimer<ActorRef<Connection.Command>> timer) {
+            } else if (effect instanceof SessionEffect.StartWillTimer<ConnectionRef> timer) {
                 timers.startSingleTimer("will-" + timer.clientId(), new WillDelayExpired(timer.clientId(), timer.generation()), timer.delay());
-            } else if (effect instanceof SessionEffect.Transfer<ActorRef<Connection.Command>> transfer) {
+            } else if (effect instanceof SessionEffect.Transfer<ConnectionRef> transfer) {
                 transfer(transfer.shard(), transfer.message());
             }
         }
@@ -315,12 +351,12 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onCongested(ActorRef<Connection.Command> connection) {
+    private Behavior<ShardMessage> onCongested(ConnectionRef connection) {
         throttle.congested(connection);
         return this;
     }
 
-    private Behavior<ShardMessage> relieve(ActorRef<Connection.Command> connection) {
+    private Behavior<ShardMessage> relieve(ConnectionRef connection) {
         var relief = throttle.relieved(connection, mesh.isBelowLowWater());
         relief.acks().forEach(mesh::acknowledgeBatch);
         relief.readers().forEach(Transport::readMore);

@@ -12,6 +12,8 @@ import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.connection.TestConnections;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.session.Message;
@@ -24,7 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -47,13 +48,14 @@ class ShardTimersTest {
     private ActorRef<ShardMessage> shard;
     /** The session each attached probe holds, as a connection would. */
     private final Map<TestProbe<Connection.Command>, Session> sessions = new HashMap<>();
+    private final Map<TestProbe<Connection.Command>, ConnectionRef> refs = new HashMap<>();
 
     @BeforeEach
     void start() {
         testKit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
         manualTime = ManualTime.get(testKit.system());
         shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), "pekko.actor.default-dispatcher",
-                new AtomicReference<>(), new AtomicIntegerArray(1), clock::get), "shard");
+                new AtomicReference<>(), new ShardCounts(1), clock::get), "shard");
         shard.tell(new Shard.Peers(0, List.of(shard)));
     }
 
@@ -68,9 +70,13 @@ class ShardTimersTest {
         manualTime.timePasses(duration);
     }
 
+    private ConnectionRef ref(TestProbe<Connection.Command> connection) {
+        return refs.computeIfAbsent(connection, probe -> TestConnections.servedBy(probe.getRef()));
+    }
+
     private TestProbe<Connection.Command> attach(String clientId, long expiry, boolean expectSessionPresent) {
         TestProbe<Connection.Command> connection = testKit.createTestProbe();
-        shard.tell(new ShardRequest.Attach(clientId, false, expiry, connection.getRef()));
+        shard.tell(new ShardRequest.Attach(clientId, false, expiry, ref(connection)));
         var attached = connection.expectMessageClass(Connection.Attached.class);
         assertEquals(expectSessionPresent, attached.sessionPresent(), "Session Present");
         sessions.put(connection, attached.session());
@@ -79,14 +85,14 @@ class ShardTimersTest {
 
     private void release(String clientId, TestProbe<Connection.Command> connection, long expiry,
                          Optional<ShardRequest.DelayedWill> will) {
-        shard.tell(new ShardRequest.Release(clientId, connection.getRef(), sessions.get(connection), expiry, will));
+        shard.tell(new ShardRequest.Release(clientId, ref(connection), sessions.get(connection), expiry, will));
         connection.expectMessage(Connection.ReleaseConfirmed.INSTANCE);
-        shard.tell(new ShardRequest.Drained(connection.getRef()));
+        shard.tell(new ShardRequest.Drained(ref(connection)));
     }
 
     private Connection.Subscribed subscribe(String clientId, TestProbe<Connection.Command> connection, String filter) {
         shard.tell(new ShardRequest.Subscribe(clientId, 1, List.of(ReasonCode.GRANTED_QOS_0),
-                List.of(new SubscribeRequest(filter, SubscriptionOptions.of(QoS.AT_MOST_ONCE), 0)), connection.getRef()));
+                List.of(new SubscribeRequest(filter, SubscriptionOptions.of(QoS.AT_MOST_ONCE), 0)), ref(connection)));
         return connection.expectMessageClass(Connection.Subscribed.class);
     }
 
@@ -159,7 +165,7 @@ class ShardTimersTest {
     void aQueuedMessageExpiresWhileItsSessionIsOffline() {  // [MQTT-3.3.2-5] [MQTT-3.3.2-6]
         var subscriber = attach("sub", 60, false);
         shard.tell(new ShardRequest.Subscribe("sub", 1, List.of(ReasonCode.GRANTED_QOS_1),
-                List.of(new SubscribeRequest("q/#", SubscriptionOptions.of(QoS.AT_LEAST_ONCE), 0)), subscriber.getRef()));
+                List.of(new SubscribeRequest("q/#", SubscriptionOptions.of(QoS.AT_LEAST_ONCE), 0)), ref(subscriber)));
         subscriber.expectMessageClass(Connection.Subscribed.class);
         release("sub", subscriber, 60, Optional.empty());
         shard.tell(new ShardRequest.Route("pub", withExpiry("q/t", "short-lived", false, 1)));

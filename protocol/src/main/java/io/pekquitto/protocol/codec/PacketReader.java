@@ -70,6 +70,16 @@ public final class PacketReader {
         return new PacketReader(maximumPacketSize, ProtocolVersion.MQTT_3_1_1, true);
     }
 
+    /**
+     * A reader for the server side of a connection whose CONNECT was read by another reader: a parked
+     * connection that resumes. A CONNECT is refused as a second one ([MQTT-3.1.0-2]).
+     */
+    public static PacketReader forServerAfterConnect(int maximumPacketSize, ProtocolVersion version) {
+        var reader = new PacketReader(maximumPacketSize, version, true);
+        reader.connectSeen = true;
+        return reader;
+    }
+
     /** Hands over the next bytes read; the reader may keep the buffer until {@link #poll()} returns null. */
     public void feed(ByteBuffer bytes) {
         frames.feed(bytes);

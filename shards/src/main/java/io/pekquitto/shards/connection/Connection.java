@@ -1,13 +1,11 @@
 package io.pekquitto.shards.connection;
 
 import io.pekquitto.protocol.ConnAck;
-import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PingResp;
 import io.pekquitto.protocol.Properties;
-import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.PubAck;
 import io.pekquitto.protocol.PubComp;
 import io.pekquitto.protocol.PubRec;
@@ -18,7 +16,6 @@ import io.pekquitto.protocol.SubAck;
 import io.pekquitto.protocol.Subscribe;
 import io.pekquitto.protocol.UnsubAck;
 import io.pekquitto.protocol.Unsubscribe;
-import io.pekquitto.protocol.Will;
 import io.pekquitto.protocol.codec.PacketReader;
 import io.pekquitto.shards.connection.DeliveryWindow.Congestion;
 import io.pekquitto.shards.session.Message;
@@ -40,15 +37,17 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.util.ByteString;
 
 /**
- * One client connection: the MQTT protocol state of a network connection and, while connected, the
+ * One client connection past its CONNACK: the MQTT protocol state of a network connection and the
  * client's {@link Session}. It lives on its shard's thread, reads packets from its {@link Transport},
- * asks its shard ({@link ShardRequest}) to attach, route and subscribe, and writes what the rules
- * answer. The rules live in plain classes it owns: {@link ConnectNegotiation}, {@link KeepAlive},
- * {@link InboundPublish}, {@link SubscribeChecks}, {@link DeliveryWindow}, {@link PacketWriter}.
+ * asks its shard ({@link ShardRequest}) to route and subscribe, and writes what the rules answer. The
+ * rules live in plain classes it owns: {@link KeepAlive}, {@link InboundPublish}, {@link SubscribeChecks},
+ * {@link DeliveryWindow}, {@link PacketWriter}. Before the CONNACK, {@link ConnectionHandshake} serves the
+ * connection; this actor starts from the {@link Established} state it hands over.
  *
- * <p>Phases: awaiting CONNECT, attaching (CONNECT accepted, the shard is fetching the session),
- * connected, closed. A connection closed while attaching stays until the shard answers: with the
- * session, which it hands straight back, or with {@link TakenOver}, and then there is none.
+ * <p>A connection that has been quiet for {@code parking.idle-grace} parks: its actor stops and its
+ * {@link ConnectionRef} keeps the {@link Established} state; the next command resumes it in a new actor
+ * (DESIGN.md, Connections and parking). When it ends, the session goes back to the shard, and the actor
+ * waits for {@link ReleaseConfirmed}, bouncing what the shard still sent it.
  */
 public final class Connection extends AbstractBehavior<Connection.Command> {
 
@@ -81,56 +80,76 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: another connection claimed this client id ([MQTT-3.1.4-3]). */
     public enum TakenOver implements Command { INSTANCE }
 
-    private enum KeepAliveCheck implements Command { INSTANCE }
+    /** Is the Keep Alive over? From the connection's timer, or from the shard for a parked connection. */
+    public enum KeepAliveCheck implements Command { INSTANCE }
 
-    private enum ConnectTimeout implements Command { INSTANCE }
+    enum ConnectTimeout implements Command { INSTANCE }
 
     private enum CongestionTimeout implements Command { INSTANCE }
 
-    private enum Phase { AWAITING_CONNECT, ATTACHING, CONNECTED, CLOSED }
+    private enum IdleCheck implements Command { INSTANCE }
+
+    /** Sent to itself as it starts parking: when it comes, everything told before has been handled. */
+    private enum ParkNow implements Command { INSTANCE }
 
     /** How long a congested client may hold publishers back before it counts as stuck. */
     static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
 
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
-    private final InetSocketAddress remote;
+    private final ConnectionRef self;
     private final TimerScheduler<Command> timers;
     private final LongSupplier clock;
-
-    private Transport transport;
-    private PacketSource packets;
-    private PacketWriter writer;
-    private Phase phase = Phase.AWAITING_CONNECT;
-    private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
-    private ConnectNegotiation.Terms terms;
-    private String clientId = "";
-    private Optional<Will> will = Optional.empty();
-    private long sessionExpiryInterval;
-    private KeepAlive keepAlive;
-    private InboundPublish inbound;
-    private DeliveryWindow window;
-    /** Closed while attaching: the will to leave once the session arrives and goes straight back. */
-    private boolean willOnRelease;
+    /** The state a park keeps; the fields below are its parts that every packet needs. */
+    private final Established state;
+    private final PacketSource packets;
+    private final PacketWriter writer;
+    private final String clientId;
+    private final InboundPublish inbound;
+    private final DeliveryWindow window;
+    private boolean closed;
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}, bouncing deliveries. */
     private boolean released;
+    /** When the client last sent a packet or was sent a message: parking waits for a quiet grace period. */
+    private long lastActivity;
+    private boolean parked;
 
-    /** @param clock the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own) */
-    public static Behavior<Command> create(BrokerSettings settings, ActorRef<ShardRequest> shard, InetSocketAddress remote,
-                                           LongSupplier clock) {
+    /** A new connection: the handshake first ({@link ConnectionHandshake}). */
+    public static Behavior<Command> create(BrokerSettings settings, ActorRef<ShardRequest> shard, ConnectionRef self,
+                                           InetSocketAddress remote, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Connection(context, timers, settings, shard, remote, clock)));
+                timers -> new ConnectionHandshake(context, timers, settings, shard, self, remote, clock)));
     }
 
-    private Connection(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
-                       ActorRef<ShardRequest> shard, InetSocketAddress remote, LongSupplier clock) {
+    /** A parked connection that is told something: it goes on where it parked, and the command follows. */
+    public static Behavior<Command> resume(BrokerSettings settings, ActorRef<ShardRequest> shard, ConnectionRef self,
+                                           Established parked, LongSupplier clock) {
+        return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
+            var reader = PacketReader.forServerAfterConnect(settings.maxPacketSize(), parked.version);
+            var connection = new Connection(context, timers, settings, shard, self, clock, parked,
+                    new PacketSource(reader, parked.transport));
+            connection.startTimers();
+            return connection;
+        }));
+    }
+
+    /** @param clock the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own) */
+    Connection(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
+               ActorRef<ShardRequest> shard, ConnectionRef self, LongSupplier clock, Established state,
+               PacketSource packets) {
         super(context);
         this.settings = settings;
         this.shard = shard;
-        this.remote = remote;
+        this.self = self;
         this.timers = timers;
         this.clock = clock;
-        timers.startSingleTimer(ConnectTimeout.INSTANCE, settings.connectTimeout());
+        this.state = state;
+        this.packets = packets;
+        this.writer = state.writer;
+        this.clientId = state.clientId();
+        this.inbound = state.inbound;
+        this.window = state.window;
+        this.lastActivity = clock.getAsLong();
     }
 
     @Override
@@ -143,70 +162,75 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onCommand(Command command) {
         if (command instanceof BytesReceived received) return onBytesReceived(received);
         if (command instanceof Deliver deliver) return onDeliver(deliver);
-        if (command instanceof TransportReady ready) return onTransportReady(ready);
-        if (command instanceof TransportClosed closed) return onTransportClosed(closed);
-        if (command instanceof Attached attached) return onAttached(attached);
+        if (command instanceof TransportClosed closedBy) return onTransportClosed(closedBy);
         if (command instanceof Subscribed subscribed) return onSubscribed(subscribed);
         if (command instanceof Unsubscribed unsubscribed) return onUnsubscribed(unsubscribed);
         if (command == TakenOver.INSTANCE) return onTakenOver();
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
         if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
-        if (command == ConnectTimeout.INSTANCE) return onConnectTimeout();
+        if (command == IdleCheck.INSTANCE) return onIdleCheck();
+        if (command == ParkNow.INSTANCE) return onParkNow();
         return command == CongestionTimeout.INSTANCE ? onCongestionTimeout() : Behaviors.unhandled();
+    }
+
+    // ---- from the handshake
+
+    /** The CONNACK, then what the session holds for the client ([MQTT-4.4.0-1]), then the packets read meanwhile. */
+    Behavior<Command> start(boolean sessionPresent) {
+        startTimers();
+        long now = clock.getAsLong();
+        writer.cork();
+        writer.accept(new ConnAck(sessionPresent, ReasonCode.SUCCESS, state.terms.connAckProperties()));
+        getContext().getLog().debug("[{}] connected from [{}] ({}, session present {})",
+                clientId, state.remote, state.version, sessionPresent);
+        congestion(sessionPresent ? window.resume(now) : window.drain(now));
+        var next = readPackets();
+        writer.uncork();
+        return next;
+    }
+
+    private void startTimers() {
+        var keepAlive = state.keepAlive;
+        if (keepAlive.isEnabled()) timers.startSingleTimer(KeepAliveCheck.INSTANCE, keepAlive.untilExpiry(clock.getAsLong()));
+        if (settings.parking().enabled()) timers.startSingleTimer(IdleCheck.INSTANCE, settings.parking().idleGrace());
     }
 
     // ---- transport
 
-    private Behavior<Command> onTransportReady(TransportReady ready) {
-        transport = ready.transport();
-        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize()), transport);
-        writer = new PacketWriter(transport);
-        transport.readMore();
-        return this;
-    }
-
     private Behavior<Command> onBytesReceived(BytesReceived received) {
-        if (phase == Phase.CLOSED) return this;
+        if (closed) return this;
         packets.feed(received.bytes());
-        if (keepAlive != null) keepAlive.packetReceived(clock.getAsLong());
+        lastActivity = clock.getAsLong();
+        state.keepAlive.packetReceived(lastActivity);
         writer.cork();  // the acknowledgements of a whole chunk go out in one write
         var next = readPackets();
         writer.uncork();
         return next;
     }
 
-    /** Handles buffered packets until more bytes are needed, the connection closes, or CONNECT awaits the shard. */
+    /** Handles buffered packets until more bytes are needed or the connection closes. */
     private Behavior<Command> readPackets() {
-        while (phase == Phase.AWAITING_CONNECT || phase == Phase.CONNECTED) {
+        while (!closed) {
             Packet packet;
             try {
                 packet = packets.poll();
             } catch (MalformedPacketException e) {
-                return onMalformed(e);
+                getContext().getLog().debug("[{}] {}: {}", clientId, e.reason(), e.getMessage());
+                return disconnect(e.reason(), e.getMessage());
             }
             if (packet == null) {
-                if (packets.readMoreUnlessRouted()) shard.tell(new ShardRequest.ResumeReading(transport));
+                if (packets.readMoreUnlessRouted()) shard.tell(new ShardRequest.ResumeReading(state.transport));
                 return this;
             }
-            // The first packet is CONNECT: the reader refuses any other at its first byte [MQTT-3.1.0-1].
-            var next = phase == Phase.AWAITING_CONNECT ? onConnect((Connect) packet) : handle(packet);
+            var next = handle(packet);
             if (next != this) return next;
         }
         return this;
     }
 
-    private Behavior<Command> onMalformed(MalformedPacketException e) {
-        getContext().getLog().debug("[{}] {}: {}", clientId, e.reason(), e.getMessage());
-        if (phase != Phase.AWAITING_CONNECT) return disconnect(e.reason(), e.getMessage());
-        version = packets.version();
-        writer.version(version);
-        ConnectNegotiation.refusalOfMalformed(e.reason(), version).ifPresent(writer);
-        return closeNow();
-    }
-
-    private Behavior<Command> onTransportClosed(TransportClosed closed) {
-        if (phase == Phase.CLOSED) return this;  // we closed it
-        getContext().getLog().debug("[{}] connection lost: {}", clientId, closed.cause());
+    private Behavior<Command> onTransportClosed(TransportClosed closedBy) {
+        if (closed) return this;  // we closed it
+        getContext().getLog().debug("[{}] connection lost: {}", clientId, closedBy.cause());
         return end(true);  // no DISCONNECT: abnormal, the will is published ([MQTT-3.1.2-8])
     }
 
@@ -226,7 +250,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             case SUBSCRIBE -> onSubscribe((Subscribe) packet);
             case UNSUBSCRIBE -> {
                 var unsubscribe = (Unsubscribe) packet;
-                shard.tell(new ShardRequest.Unsubscribe(clientId, unsubscribe.packetId(), unsubscribe.topicFilters(), getContext().getSelf()));
+                shard.tell(new ShardRequest.Unsubscribe(clientId, unsubscribe.packetId(), unsubscribe.topicFilters(), self));
                 yield this;
             }
             case PINGREQ -> {
@@ -237,43 +261,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             case AUTH -> disconnect(ReasonCode.PROTOCOL_ERROR, "AUTH without an authentication method");
             case CONNACK, SUBACK, UNSUBACK, PINGRESP -> disconnect(ReasonCode.PROTOCOL_ERROR, packet.type() + " is sent by servers only");
         };
-    }
-
-    private Behavior<Command> onConnect(Connect connect) {
-        version = connect.version();
-        writer.version(version);
-        var outcome = ConnectNegotiation.negotiate(connect, settings);
-        if (outcome.terms().isEmpty()) {
-            getContext().getLog().debug("[{}] CONNECT refused: [{}] {}", connect.clientId(), outcome.refusal(), outcome.why());
-            writer.accept(ConnectNegotiation.refusal(outcome.refusal()));
-            return closeNow();
-        }
-        terms = outcome.terms().get();
-        clientId = terms.clientId();
-        will = connect.will();
-        sessionExpiryInterval = terms.sessionExpiryInterval();
-        inbound = new InboundPublish(settings, version, terms.problemInformation());
-        timers.cancel(ConnectTimeout.INSTANCE);
-        phase = Phase.ATTACHING;
-        shard.tell(new ShardRequest.Attach(clientId, connect.cleanStart(), sessionExpiryInterval, getContext().getSelf()));
-        return this;
-    }
-
-    private Behavior<Command> onAttached(Attached attached) {
-        window = new DeliveryWindow(attached.session(), terms, version, settings, writer);
-        if (phase == Phase.CLOSED) return release(willOnRelease);  // closed while attaching: straight back
-        phase = Phase.CONNECTED;
-        long now = clock.getAsLong();
-        keepAlive = new KeepAlive(terms.keepAliveSeconds(), now);
-        if (keepAlive.isEnabled()) timers.startSingleTimer(KeepAliveCheck.INSTANCE, keepAlive.limit());
-        writer.cork();
-        writer.accept(new ConnAck(attached.sessionPresent(), ReasonCode.SUCCESS, terms.connAckProperties()));
-        getContext().getLog().debug("[{}] connected from [{}] ({}, session present {})",
-                clientId, remote, version, attached.sessionPresent());
-        congestion(attached.sessionPresent() ? window.resume(now) : window.drain(now));  // [MQTT-4.4.0-1]
-        var next = readPackets();
-        writer.uncork();
-        return next;
     }
 
     private Behavior<Command> onPublish(Publish publish) {
@@ -291,32 +278,31 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onSubscribe(Subscribe subscribe) {
-        var outcome = SubscribeChecks.check(subscribe, version, settings.maxQos());
+        var outcome = SubscribeChecks.check(subscribe, state.version, settings.maxQos());
         if (outcome instanceof SubscribeChecks.Violation violation) return disconnect(violation.reason(), violation.why());
         var checked = (SubscribeChecks.Checked) outcome;
-        shard.tell(new ShardRequest.Subscribe(clientId, subscribe.packetId(), checked.reasons(), checked.requests(),
-                getContext().getSelf()));
+        shard.tell(new ShardRequest.Subscribe(clientId, subscribe.packetId(), checked.reasons(), checked.requests(), self));
         return this;
     }
 
     private Behavior<Command> onSubscribed(Subscribed subscribed) {
-        if (phase != Phase.CONNECTED) return this;
+        if (closed) return this;
         writer.cork();
         writer.accept(new SubAck(subscribed.packetId(), subscribed.reasons(), Properties.NONE));
         return deliverAll(subscribed.retained());
     }
 
     private Behavior<Command> onUnsubscribed(Unsubscribed unsubscribed) {
-        if (phase == Phase.CONNECTED) writer.accept(new UnsubAck(unsubscribed.packetId(), unsubscribed.reasons(), Properties.NONE));
+        if (!closed) writer.accept(new UnsubAck(unsubscribed.packetId(), unsubscribed.reasons(), Properties.NONE));
         return this;
     }
 
     private Behavior<Command> onDisconnect(Disconnect disconnect) {
-        var expiry = ConnectNegotiation.expiryOnDisconnect(disconnect, sessionExpiryInterval, version, settings);
+        var expiry = ConnectNegotiation.expiryOnDisconnect(disconnect, state.sessionExpiryInterval, state.version, settings);
         if (expiry.isEmpty()) {
             return disconnect(ReasonCode.PROTOCOL_ERROR, "Session Expiry Interval set on DISCONNECT after 0 on CONNECT");
         }
-        sessionExpiryInterval = expiry.getAsLong();
+        state.sessionExpiryInterval = expiry.getAsLong();
         getContext().getLog().debug("[{}] disconnected: [{}]", clientId, disconnect.reason());
         // [MQTT-3.14.4-3] a normal DISCONNECT discards the will; 0x04 asks for it to be published.
         return end(disconnect.reason() == ReasonCode.DISCONNECT_WITH_WILL_MESSAGE);
@@ -325,13 +311,14 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     // ---- deliveries from the shard
 
     private Behavior<Command> onDeliver(Deliver deliver) {
-        if (phase == Phase.CONNECTED) {
+        if (!closed) {
+            lastActivity = clock.getAsLong();
             writer.cork();
             return deliverAll(deliver.messages());
         }
         if (released) {
             // Sent by the shard before it saw our Release: back to the shard, in order, not lost.
-            for (var message : deliver.messages()) shard.tell(new ShardRequest.Bounce(getContext().getSelf(), message));
+            for (var message : deliver.messages()) shard.tell(new ShardRequest.Bounce(self, message));
         }
         return this;
     }
@@ -347,41 +334,36 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Tells the shard when this client starts or stops holding publishers back. */
     private Behavior<Command> congestion(Congestion change) {
         if (change == Congestion.CONGESTED) {
-            shard.tell(new ShardRequest.Congested(getContext().getSelf()));
+            shard.tell(new ShardRequest.Congested(self));
             timers.startSingleTimer(CongestionTimeout.INSTANCE, CONGESTION_TIMEOUT);
         } else if (change == Congestion.RELIEVED) {
             timers.cancel(CongestionTimeout.INSTANCE);
-            shard.tell(new ShardRequest.Relieved(getContext().getSelf()));
+            shard.tell(new ShardRequest.Relieved(self));
         }
         return this;
     }
 
     private Behavior<Command> onCongestionTimeout() {
-        if (window != null) {
-            getContext().getLog().debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
-            congestion(window.congestionTimedOut());
-        }
-        return this;
+        getContext().getLog().debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
+        return congestion(window.congestionTimedOut());
     }
 
     /** The shard has applied our Release: everything it sent us before has been bounced back. */
     private Behavior<Command> onReleaseConfirmed() {
-        shard.tell(new ShardRequest.Drained(getContext().getSelf()));
+        shard.tell(new ShardRequest.Drained(self));
         return Behaviors.stopped();
     }
 
-    /** [MQTT-3.1.4-3] another connection claimed the client id; before it got the session, there is none to give back. */
+    /** [MQTT-3.1.4-3] another connection claimed the client id. */
     private Behavior<Command> onTakenOver() {
-        if (phase == Phase.CONNECTED) return disconnect(ReasonCode.SESSION_TAKEN_OVER, "another connection took over the session");
-        if (phase == Phase.ATTACHING) return closeNow();
-        return window == null && !released ? Behaviors.stopped() : this;  // closed while attaching: nothing comes
+        return closed ? this : disconnect(ReasonCode.SESSION_TAKEN_OVER, "another connection took over the session");
     }
 
-    // ---- timers
+    // ---- timers and parking
 
     private Behavior<Command> onKeepAliveCheck() {
-        if (phase != Phase.CONNECTED) return this;
-        var left = keepAlive.untilExpiry(clock.getAsLong());
+        if (closed || !state.keepAlive.isEnabled()) return this;
+        var left = state.keepAlive.untilExpiry(clock.getAsLong());
         if (left.isNegative() || left.isZero()) {
             return disconnect(ReasonCode.KEEP_ALIVE_TIMEOUT, "no packet within 1.5 times the keep alive");
         }
@@ -389,10 +371,39 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return this;
     }
 
-    private Behavior<Command> onConnectTimeout() {
-        if (phase != Phase.AWAITING_CONNECT) return this;
-        getContext().getLog().debug("no CONNECT from [{}] within [{}]", remote, settings.connectTimeout());
-        return closeNow();
+    /** Quiet for the grace period, with nothing in flight, buffered or half read: park. */
+    private Behavior<Command> onIdleCheck() {
+        if (closed) return this;
+        var grace = settings.parking().idleGrace();
+        long quietFor = clock.getAsLong() - lastActivity;
+        if (quietFor < grace.toNanos()) {
+            timers.startSingleTimer(IdleCheck.INSTANCE, grace.minusNanos(quietFor));
+            return this;
+        }
+        if (!isQuiet()) {
+            timers.startSingleTimer(IdleCheck.INSTANCE, grace);
+            return this;
+        }
+        self.hold();  // from now on, what is told waits in the ref; ParkNow comes after all told before
+        getContext().getSelf().tell(ParkNow.INSTANCE);
+        return this;
+    }
+
+    private Behavior<Command> onParkNow() {
+        var toldMeanwhile = self.endHold();
+        if (closed || !toldMeanwhile.isEmpty() || !isQuiet()) {
+            toldMeanwhile.forEach(getContext().getSelf()::tell);  // no park: handled here, in order
+            if (!closed) timers.startSingleTimer(IdleCheck.INSTANCE, settings.parking().idleGrace());
+            return this;
+        }
+        self.park(state);
+        shard.tell(new ShardRequest.Parked(self));
+        parked = true;
+        return Behaviors.stopped();
+    }
+
+    private boolean isQuiet() {
+        return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket();
     }
 
     // ---- ending
@@ -403,45 +414,31 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
      */
     private Behavior<Command> disconnect(ReasonCode reason, String why) {
         getContext().getLog().debug("[{}] disconnecting: [{}] {}", clientId, reason, why);
-        if (phase == Phase.CONNECTED && version.hasProperties()) {
-            writer.accept(new Disconnect(reason, inbound.problem(why)));
-        }
+        if (state.version.hasProperties()) writer.accept(new Disconnect(reason, inbound.problem(why)));
         return end(true);
     }
 
     /** The network connection ends: the will if due, the session back to the shard, the socket closed. */
-    private Behavior<Command> end(boolean publishWill) {
-        var previous = phase;
-        phase = Phase.CLOSED;
+    Behavior<Command> end(boolean publishWill) {
+        closed = true;
         writer.close();
-        if (previous == Phase.ATTACHING) {
-            willOnRelease = publishWill;  // the session is on its way; it goes straight back
-            return this;
-        }
-        if (previous == Phase.CONNECTED) return release(publishWill);
-        return Behaviors.stopped();
+        return release(publishWill);
     }
 
     private Behavior<Command> release(boolean publishWill) {
         congestion(window.close());
-        var lastWill = publishWill ? LastWill.of(will, version, clock.getAsLong()) : Optional.<ShardRequest.DelayedWill>empty();
+        var lastWill = publishWill ? LastWill.of(state.will, state.version, clock.getAsLong()) : Optional.<ShardRequest.DelayedWill>empty();
         lastWill.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(clientId, w.message())));
         // A delayed will goes with the session: the shard publishes it after the delay or when the
         // session ends, unless the client connects again first (3.1.3.2.2).
-        shard.tell(new ShardRequest.Release(clientId, getContext().getSelf(), window.session(), sessionExpiryInterval,
+        shard.tell(new ShardRequest.Release(clientId, self, window.session(), state.sessionExpiryInterval,
                 lastWill.filter(w -> w.delaySeconds() > 0)));
         released = true;  // stay until the shard confirms, bouncing what it still sends us
         return this;
     }
 
-    private Behavior<Command> closeNow() {
-        phase = Phase.CLOSED;
-        if (writer != null) writer.close();
-        return Behaviors.stopped();
-    }
-
     private Behavior<Command> onPostStop() {
-        if (transport != null) transport.close();
+        if (!parked) state.transport.close();  // a parked connection keeps its socket
         return this;
     }
 }

@@ -64,6 +64,11 @@ final class DeliveryWindow {
         return session;
     }
 
+    /** Nothing in flight either way, nothing queued, no congestion: the window may be parked. */
+    boolean isQuiet() {
+        return !congested && session.inflightCount() == 0 && session.queuedCount() == 0 && session.awaitingPubRelCount() == 0;
+    }
+
     long droppedQos0() {
         return droppedQos0;
     }

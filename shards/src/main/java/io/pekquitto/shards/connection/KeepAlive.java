@@ -26,6 +26,11 @@ final class KeepAlive {
         return Duration.ofNanos(limitNanos);
     }
 
+    /** When the client will have been silent for too long, or {@link Long#MAX_VALUE} if the check is off. */
+    long deadline() {
+        return isEnabled() ? lastPacket + limitNanos : Long.MAX_VALUE;
+    }
+
     void packetReceived(long now) {
         lastPacket = now;
     }

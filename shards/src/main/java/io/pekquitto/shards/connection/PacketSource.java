@@ -37,6 +37,11 @@ final class PacketSource {
         return reader.version();
     }
 
+    /** Whether bytes of an unfinished packet are buffered. */
+    boolean hasPartialPacket() {
+        return reader.hasPartialPacket();
+    }
+
     /** This chunk routed a message. */
     void routed() {
         routedSinceRead = true;

@@ -6,7 +6,6 @@ import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SubscribeRequest;
 import java.util.List;
 import java.util.Optional;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * What a {@link Connection} asks of its shard: the whole protocol from a connection to the shard that
@@ -16,38 +15,41 @@ public sealed interface ShardRequest extends ShardMessage {
 
     /** A CONNECT was accepted: claim the client's session for this connection; the answer is Attached or TakenOver. */
     record Attach(String clientId, boolean cleanStart, long sessionExpiryInterval,
-                  ActorRef<Connection.Command> connection) implements ShardRequest {}
+                  ConnectionRef connection) implements ShardRequest {}
+
+    /** The connection has parked: its actor is gone, and the shard now watches its Keep Alive. */
+    record Parked(ConnectionRef connection) implements ShardRequest {}
 
     /** Route a published message to every matching subscription, and retain it if asked. */
     record Route(String publisherId, Message message) implements ShardRequest {}
 
     /** A checked SUBSCRIBE: apply the requests; the answer is Subscribed, with the retained messages to send. */
     record Subscribe(String clientId, int packetId, List<ReasonCode> reasons, List<SubscribeRequest> requests,
-                     ActorRef<Connection.Command> replyTo) implements ShardRequest {}
+                     ConnectionRef replyTo) implements ShardRequest {}
 
     /** An UNSUBSCRIBE; the answer is Unsubscribed. */
     record Unsubscribe(String clientId, int packetId, List<String> topicFilters,
-                       ActorRef<Connection.Command> replyTo) implements ShardRequest {}
+                       ConnectionRef replyTo) implements ShardRequest {}
 
     /** The connection's routes so far are done: it may read its socket again once the shard lets it (back-pressure). */
     record ResumeReading(Transport transport) implements ShardRequest {}
 
     /** The connection's queue fills faster than its client acknowledges: slow publishers down (policy throttle). */
-    record Congested(ActorRef<Connection.Command> connection) implements ShardRequest {}
+    record Congested(ConnectionRef connection) implements ShardRequest {}
 
     /** The connection's congestion is over (drained, or given up after a timeout). */
-    record Relieved(ActorRef<Connection.Command> connection) implements ShardRequest {}
+    record Relieved(ConnectionRef connection) implements ShardRequest {}
 
     /** The connection ended: the session goes back to the shard, with a will that waits out its delay. */
-    record Release(String clientId, ActorRef<Connection.Command> connection, Session session,
+    record Release(String clientId, ConnectionRef connection, Session session,
                    long sessionExpiryInterval, Optional<DelayedWill> will) implements ShardRequest {}
 
     /** A Will Message with a Will Delay Interval in seconds (3.1.3.2.2): the shard keeps it. */
     record DelayedWill(Message message, long delaySeconds) {}
 
     /** A delivery that reached the connection after it released its session: to be delivered again. */
-    record Bounce(ActorRef<Connection.Command> connection, Message message) implements ShardRequest {}
+    record Bounce(ConnectionRef connection, Message message) implements ShardRequest {}
 
     /** The released connection has bounced everything the shard sent it: held deliveries may go on. */
-    record Drained(ActorRef<Connection.Command> connection) implements ShardRequest {}
+    record Drained(ConnectionRef connection) implements ShardRequest {}
 }

@@ -39,6 +39,7 @@ import java.util.Objects;
  * @param slowSubscriberPolicy  whether a subscriber that cannot keep up has its messages queued, then dropped
  *                              ({@code queue}), or slows its publishers down ({@code throttle})
  *                              ({@code pekquitto.slow-subscriber-policy})
+ * @param parking               whether and when idle connections give up their actor ({@code pekquitto.parking})
  */
 public record BrokerSettings(
         int shards,
@@ -58,7 +59,8 @@ public record BrokerSettings(
         long maxQueuedBytes,
         boolean strictReceiveMaximum,
         String responseInformationPrefix,
-        SlowSubscriberPolicy slowSubscriberPolicy) {
+        SlowSubscriberPolicy slowSubscriberPolicy,
+        ParkingSettings parking) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -70,6 +72,7 @@ public record BrokerSettings(
         Objects.requireNonNull(placement, "placement");
         Objects.requireNonNull(responseInformationPrefix, "responseInformationPrefix");
         Objects.requireNonNull(slowSubscriberPolicy, "slowSubscriberPolicy");
+        Objects.requireNonNull(parking, "parking");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,

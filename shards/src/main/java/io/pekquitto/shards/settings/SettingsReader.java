@@ -65,12 +65,13 @@ public final class SettingsReader {
                     config.getInt(path("max-qos")),
                     config.getInt(path("topic-alias-maximum")),
                     maxSessionExpiry(config),
-                    connectTimeout(config),
+                    positive(config, path("connect-timeout")),
                     Placement.parse(config.getString(path("placement"))),
                     config.getBytes(path("max-queued-bytes")),
                     receiveMaximumPolicy(config),
                     config.getString(path("response-information-prefix")),
-                    SlowSubscriberPolicy.parse(config.getString(path("slow-subscriber-policy"))));
+                    SlowSubscriberPolicy.parse(config.getString(path("slow-subscriber-policy"))),
+                    new ParkingSettings(config.getBoolean(path("parking.enabled")), positive(config, path("parking.idle-grace"))));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -164,8 +165,8 @@ public final class SettingsReader {
         return expiry;
     }
 
-    private static Duration connectTimeout(Config config) {
-        var path = path("connect-timeout");
+    /** A duration longer than zero. */
+    private static Duration positive(Config config, String path) {
         var timeout = duration(config, path);
         if (timeout.isNegative() || timeout.isZero()) {
             throw new ConfigurationException(path + " must be longer than 0s, not " + config.getValue(path).render()

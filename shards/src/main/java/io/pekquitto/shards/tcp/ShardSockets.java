@@ -1,6 +1,7 @@
 package io.pekquitto.shards.tcp;
 
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -8,7 +9,6 @@ import org.apache.pekko.actor.AbstractActorWithTimers;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import org.apache.pekko.actor.Terminated;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.io.Tcp;
 import org.apache.pekko.io.TcpMessage;
 
@@ -16,14 +16,15 @@ import org.apache.pekko.io.TcpMessage;
  * The handler of every socket of one shard (DESIGN.md, Connections and parking): a classic actor,
  * because Pekko IO tells a handler which connection an event is about only through its sender, which a
  * typed actor cannot see. It runs on the shard's thread, owns a {@link SocketTransport} per socket and
- * hands each event to it. A connection actor that stops takes its socket with it.
+ * hands each event to it. A connection that ends closes its transport; a parked one keeps it, and any
+ * byte read resumes it.
  */
 public final class ShardSockets extends AbstractActorWithTimers {
     /** How long a closing socket keeps reading what the client still sends before it is cut. */
     static final Duration LINGER = Duration.ofSeconds(1);
 
     /** A socket accepted for this shard, and the connection actor that serves it. */
-    public record Adopt(ActorRef socket, org.apache.pekko.actor.typed.ActorRef<Connection.Command> connection) {}
+    public record Adopt(ActorRef socket, ConnectionRef connection) {}
 
     /** A socket has shut down its output: cut it if the client has not closed within {@link #LINGER}. */
     record Linger(ActorRef socket) {}
@@ -31,7 +32,6 @@ public final class ShardSockets extends AbstractActorWithTimers {
     private record LingerOver(ActorRef socket) {}
 
     private final Map<ActorRef, SocketTransport> bySocket = new HashMap<>();
-    private final Map<ActorRef, SocketTransport> byConnection = new HashMap<>();
 
     /** Run it on the shard's dispatcher: its transports are used by the shard's connection actors. */
     public static Props props() {
@@ -60,16 +60,14 @@ public final class ShardSockets extends AbstractActorWithTimers {
                 .match(LingerOver.class, over -> {
                     if (bySocket.containsKey(over.socket())) over.socket().tell(TcpMessage.abort(), getSelf());
                 })
-                .match(Terminated.class, this::terminated)
+                .match(Terminated.class, terminated -> socketClosed(terminated.actor(), "socket actor stopped"))
                 .build();
     }
 
     private void adopt(Adopt adopt) {
         var transport = new SocketTransport(adopt.socket(), getSelf(), adopt.connection());
         bySocket.put(adopt.socket(), transport);
-        byConnection.put(Adapter.toClassic(adopt.connection()), transport);
         getContext().watch(adopt.socket());
-        getContext().watch(Adapter.toClassic(adopt.connection()));
         adopt.socket().tell(TcpMessage.register(getSelf(), false, false), getSelf());
         adopt.connection().tell(new Connection.TransportReady(transport));
     }
@@ -80,17 +78,6 @@ public final class ShardSockets extends AbstractActorWithTimers {
         getTimers().cancel(socket);
         getContext().unwatch(socket);
         transport.closed(cause);
-    }
-
-    private void terminated(Terminated terminated) {
-        var actor = terminated.actor();
-        var transport = byConnection.remove(actor);
-        if (transport != null) {
-            // The connection actor stopped (or failed): its socket must not outlive it.
-            transport.close();
-            return;
-        }
-        socketClosed(actor, "socket actor stopped");
     }
 
     private static String describe(Tcp.ConnectionClosed closed) {

@@ -1,6 +1,7 @@
 package io.pekquitto.shards.tcp;
 
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.Transport;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.io.Tcp;
@@ -24,7 +25,7 @@ final class SocketTransport implements Transport {
 
     private final ActorRef socket;
     private final ActorRef sockets;
-    private final org.apache.pekko.actor.typed.ActorRef<Connection.Command> connection;
+    private final ConnectionRef connection;
     private ByteString pending = ByteString.emptyByteString();
     private int writing;
     private boolean closeRequested;
@@ -33,9 +34,9 @@ final class SocketTransport implements Transport {
     /**
      * @param socket     Pekko IO's actor of this connection
      * @param sockets    the shard's {@link ShardSockets}, registered as its handler: acknowledgements come back there
-     * @param connection the connection actor the bytes are for
+     * @param connection the connection the bytes are for, live or parked
      */
-    SocketTransport(ActorRef socket, ActorRef sockets, org.apache.pekko.actor.typed.ActorRef<Connection.Command> connection) {
+    SocketTransport(ActorRef socket, ActorRef sockets, ConnectionRef connection) {
         this.socket = socket;
         this.sockets = sockets;
         this.connection = connection;

@@ -11,11 +11,11 @@ import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -50,7 +50,7 @@ class ConnectionProperties {
     static void start() {
         testKit = ActorTestKit.create();
         shard = testKit.spawn(Shard.create(SETTINGS, "pekko.actor.default-dispatcher", new AtomicReference<>(),
-                new AtomicIntegerArray(1), System::nanoTime), "shard");
+                new ShardCounts(1), System::nanoTime), "shard");
     }
 
     @AfterContainer
@@ -62,7 +62,9 @@ class ConnectionProperties {
     private static ActorRef<Connection.Command> spawnWatched(ActorRef<Ended> reportTo) {
         TestProbe<ActorRef<Connection.Command>> spawned = testKit.createTestProbe();
         Behavior<Void> parent = Behaviors.setup(context -> {
-            var child = context.spawnAnonymous(Connection.create(SETTINGS, shard.narrow(), REMOTE, System::nanoTime));
+            var ref = TestConnections.unbound();
+            var child = context.spawnAnonymous(Connection.create(SETTINGS, shard.narrow(), ref, REMOTE, System::nanoTime));
+            ref.bind(child);
             context.watch(child);
             spawned.getRef().tell(child);
             return Behaviors.receive(Void.class)

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * is a probe; the socket an in-memory transport.
  */
 class ConnectionTimersTest {
-    private static final BrokerSettings SETTINGS = BrokerSettings.defaults();
+    /** Parking off: these are the live connection's timers ({@code ConnectionParkingTest} has the parked one's). */
+    private static final BrokerSettings SETTINGS = BrokerSettings.parse("parking.enabled = false");
 
     private ActorTestKit testKit;
     private ManualTime manualTime;
@@ -52,8 +53,10 @@ class ConnectionTimersTest {
         testKit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
         manualTime = ManualTime.get(testKit.system());
         shard = testKit.createTestProbe();
-        connection = testKit.spawn(Connection.create(SETTINGS, shard.getRef(),
+        var ref = TestConnections.unbound();
+        connection = testKit.spawn(Connection.create(SETTINGS, shard.getRef(), ref,
                 new InetSocketAddress("127.0.0.1", 1), clock::get));
+        ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
     }
 

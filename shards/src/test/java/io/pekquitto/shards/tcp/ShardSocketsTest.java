@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.TestConnections;
 import java.time.Duration;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -37,7 +38,7 @@ class ShardSocketsTest {
         connection = testKit.createTestProbe();
         // A typed test kit's system takes classic actors only as system actors.
         sockets = ((ExtendedActorSystem) Adapter.toClassic(testKit.system())).systemActorOf(ShardSockets.props(), "sockets-" + ++count);
-        sockets.tell(new ShardSockets.Adopt(socketRef, connection.getRef()), ActorRef.noSender());
+        sockets.tell(new ShardSockets.Adopt(socketRef, TestConnections.servedBy(connection.getRef())), ActorRef.noSender());
         assertEquals(TcpMessage.register(sockets, false, false), socket.receiveMessage(), "the shard handles the socket");
         assertInstanceOf(Connection.TransportReady.class, connection.receiveMessage());
     }
@@ -79,11 +80,5 @@ class ShardSocketsTest {
         connection.receiveMessage();  // TransportClosed
         manualTime.timePasses(ShardSockets.LINGER);
         socket.expectNoMessage(Duration.ofMillis(50));
-    }
-
-    @Test
-    void aConnectionActorThatStopsTakesItsSocketWithIt() {
-        connection.stop();
-        assertEquals(TcpMessage.confirmedClose(), socket.receiveMessage());
     }
 }

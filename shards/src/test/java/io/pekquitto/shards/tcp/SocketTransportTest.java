@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.TestConnections;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -30,7 +31,8 @@ class SocketTransportTest {
         socket = testKit.createTestProbe();
         connection = testKit.createTestProbe();
         sockets = testKit.createTestProbe();
-        transport = new SocketTransport(Adapter.toClassic(socket.getRef()), Adapter.toClassic(sockets.getRef()), connection.getRef());
+        transport = new SocketTransport(Adapter.toClassic(socket.getRef()), Adapter.toClassic(sockets.getRef()),
+                TestConnections.servedBy(connection.getRef()));
     }
 
     @AfterAll

@@ -1,0 +1,162 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.MalformedPacketException;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.Will;
+import io.pekquitto.protocol.codec.PacketReader;
+import io.pekquitto.shards.settings.BrokerSettings;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * A connection until its CONNACK: the CONNECT, its negotiation ({@link ConnectNegotiation}) and the
+ * wait for the session while the shard claims it. Once the shard answers {@link Connection.Attached},
+ * the same actor goes on as a {@link Connection}. A connection closed while attaching stays until the
+ * shard answers: with the session, which then goes straight back, or with
+ * {@link Connection.TakenOver}, and then there is none.
+ */
+final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
+
+    private enum Phase { AWAITING_CONNECT, ATTACHING, CLOSED_WHILE_ATTACHING }
+
+    private final BrokerSettings settings;
+    private final ActorRef<ShardRequest> shard;
+    private final ConnectionRef self;
+    private final InetSocketAddress remote;
+    private final TimerScheduler<Connection.Command> timers;
+    private final LongSupplier clock;
+
+    private Transport transport;
+    private PacketSource packets;
+    private PacketWriter writer;
+    private Phase phase = Phase.AWAITING_CONNECT;
+    private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
+    private ConnectNegotiation.Terms terms;
+    private Optional<Will> will = Optional.empty();
+
+    ConnectionHandshake(ActorContext<Connection.Command> context, TimerScheduler<Connection.Command> timers,
+                        BrokerSettings settings, ActorRef<ShardRequest> shard, ConnectionRef self,
+                        InetSocketAddress remote, LongSupplier clock) {
+        super(context);
+        this.settings = settings;
+        this.shard = shard;
+        this.self = self;
+        this.remote = remote;
+        this.timers = timers;
+        this.clock = clock;
+        timers.startSingleTimer(Connection.ConnectTimeout.INSTANCE, settings.connectTimeout());
+    }
+
+    @Override
+    public Receive<Connection.Command> createReceive() {
+        return newReceiveBuilder().onMessage(Connection.Command.class, this::onCommand)
+                .onSignal(PostStop.class, signal -> onPostStop()).build();
+    }
+
+    private Behavior<Connection.Command> onCommand(Connection.Command command) {
+        if (command instanceof Connection.TransportReady ready) return onTransportReady(ready);
+        if (command instanceof Connection.BytesReceived received) return onBytesReceived(received);
+        if (command instanceof Connection.Attached attached) return onAttached(attached);
+        if (command instanceof Connection.TransportClosed closed) return onTransportClosed(closed);
+        if (command == Connection.TakenOver.INSTANCE) return onTakenOver();
+        return command == Connection.ConnectTimeout.INSTANCE ? onConnectTimeout() : Behaviors.unhandled();
+    }
+
+    private Behavior<Connection.Command> onTransportReady(Connection.TransportReady ready) {
+        transport = ready.transport();
+        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize()), transport);
+        writer = new PacketWriter(transport);
+        transport.readMore();
+        return this;
+    }
+
+    /** Reads up to the CONNECT; what follows it stays buffered until the connection is attached. */
+    private Behavior<Connection.Command> onBytesReceived(Connection.BytesReceived received) {
+        if (phase != Phase.AWAITING_CONNECT) return this;
+        packets.feed(received.bytes());
+        try {
+            // The first packet is CONNECT: the reader refuses any other at its first byte [MQTT-3.1.0-1].
+            var connect = (Connect) packets.poll();
+            if (connect != null) return onConnect(connect);
+        } catch (MalformedPacketException e) {
+            return onMalformed(e);
+        }
+        transport.readMore();
+        return this;
+    }
+
+    private Behavior<Connection.Command> onMalformed(MalformedPacketException e) {
+        getContext().getLog().debug("[{}] {}: {}", remote, e.reason(), e.getMessage());
+        version = packets.version();
+        writer.version(version);
+        ConnectNegotiation.refusalOfMalformed(e.reason(), version).ifPresent(writer);
+        return closeNow();
+    }
+
+    private Behavior<Connection.Command> onConnect(Connect connect) {
+        version = connect.version();
+        writer.version(version);
+        var outcome = ConnectNegotiation.negotiate(connect, settings);
+        if (outcome.terms().isEmpty()) {
+            getContext().getLog().debug("[{}] CONNECT refused: [{}] {}", connect.clientId(), outcome.refusal(), outcome.why());
+            writer.accept(ConnectNegotiation.refusal(outcome.refusal()));
+            return closeNow();
+        }
+        terms = outcome.terms().get();
+        will = connect.will();
+        timers.cancel(Connection.ConnectTimeout.INSTANCE);
+        phase = Phase.ATTACHING;
+        shard.tell(new ShardRequest.Attach(terms.clientId(), connect.cleanStart(), terms.sessionExpiryInterval(), self));
+        return this;
+    }
+
+    /** The session is here: the connection goes on as a {@link Connection}, or hands it straight back if closed. */
+    private Behavior<Connection.Command> onAttached(Connection.Attached attached) {
+        var state = new Established(transport, writer, remote, version, terms, will, terms.sessionExpiryInterval(),
+                new KeepAlive(terms.keepAliveSeconds(), clock.getAsLong()),
+                new InboundPublish(settings, version, terms.problemInformation()),
+                new DeliveryWindow(attached.session(), terms, version, settings, writer));
+        var connection = new Connection(getContext(), timers, settings, shard, self, clock, state, packets);
+        if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
+        return connection.start(attached.sessionPresent());
+    }
+
+    private Behavior<Connection.Command> onTransportClosed(Connection.TransportClosed closed) {
+        getContext().getLog().debug("[{}] connection lost before CONNACK: {}", remote, closed.cause());
+        if (phase != Phase.ATTACHING) return phase == Phase.AWAITING_CONNECT ? closeNow() : this;
+        phase = Phase.CLOSED_WHILE_ATTACHING;  // the session is on its way; it goes straight back, will published
+        writer.close();
+        return this;
+    }
+
+    /** [MQTT-3.1.4-3] another connection claimed the client id before this one got the session: there is none to give back. */
+    private Behavior<Connection.Command> onTakenOver() {
+        return phase == Phase.AWAITING_CONNECT ? this : closeNow();
+    }
+
+    private Behavior<Connection.Command> onConnectTimeout() {
+        if (phase != Phase.AWAITING_CONNECT) return this;
+        getContext().getLog().debug("no CONNECT from [{}] within [{}]", remote, settings.connectTimeout());
+        return closeNow();
+    }
+
+    private Behavior<Connection.Command> closeNow() {
+        if (writer != null) writer.close();
+        return Behaviors.stopped();
+    }
+
+    private Behavior<Connection.Command> onPostStop() {
+        if (transport != null) transport.close();
+        return this;
+    }
+}

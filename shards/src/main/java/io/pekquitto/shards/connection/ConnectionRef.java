@@ -1,0 +1,97 @@
+package io.pekquitto.shards.connection;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The shard's handle on one client connection, live or parked (DESIGN.md, Connections and parking).
+ * The shard, its router and the socket tell the connection through it: a live connection gets the
+ * command in its actor's mailbox; a parked one has no actor, so the command waits here while the shard
+ * resumes it in a new actor made from its {@link Established} state, and neither the sender nor the
+ * client can tell. It is the connection's identity in the shard's tables, which therefore do not change
+ * when it parks or resumes.
+ *
+ * <p>Only the shard's thread uses it: the shard, its connection actors and its socket handler share
+ * that one thread, so nothing here is synchronized.
+ */
+public final class ConnectionRef {
+
+    /** Asks the shard to resume a parked connection; the shard answers with {@link #resumed}. */
+    @FunctionalInterface
+    public interface Resumer {
+        void resume(ConnectionRef connection);
+    }
+
+    private final Resumer resumer;
+    private ActorRef<Connection.Command> actor;
+    private Established parked;
+    /** While the actor finishes parking, or while the shard resumes it: what was told meanwhile, in order. */
+    private List<Connection.Command> held;
+
+    public ConnectionRef(Resumer resumer) {
+        this.resumer = resumer;
+    }
+
+    /** The actor that serves this connection from now on: the first, spawned with it. */
+    public void bind(ActorRef<Connection.Command> actor) {
+        this.actor = actor;
+    }
+
+    /** Tells the connection; a parked one is resumed, and gets the command then. */
+    public void tell(Connection.Command command) {
+        if (held != null) {
+            held.add(command);
+        } else if (parked != null) {
+            held = new ArrayList<>(1);
+            held.add(command);
+            resumer.resume(this);
+        } else {
+            actor.tell(command);
+        }
+    }
+
+    /** Whether it is parked (or being resumed): no actor serves it. */
+    public boolean isParked() {
+        return parked != null;
+    }
+
+    /** The state of the current park, or null when live: each park has its own. */
+    public Established parked() {
+        return parked;
+    }
+
+    /** Whether this actor is the one serving the connection now: not an actor that parked, nor one replaced. */
+    public boolean isServedBy(ActorRef<Connection.Command> candidate) {
+        return parked == null && candidate.equals(actor);
+    }
+
+    /** The shard has spawned the actor that serves the parked connection from now on: it gets what waited. */
+    public void resumed(ActorRef<Connection.Command> resumedBy) {
+        parked = null;
+        actor = resumedBy;
+        var waiting = held;
+        held = null;
+        if (waiting != null) waiting.forEach(resumedBy::tell);
+    }
+
+    // ---- the parking protocol, run by the connection actor
+
+    /** The actor is about to park: hold what is told from now on (its mailbox has the rest). */
+    void hold() {
+        held = new ArrayList<>(1);
+    }
+
+    /** Ends the hold and returns what was told during it; the actor handles it itself if it does not park. */
+    List<Connection.Command> endHold() {
+        var told = held;
+        held = null;
+        return told;
+    }
+
+    /** The actor parks and stops: the next command resumes the connection from this state. */
+    void park(Established state) {
+        parked = state;
+        actor = null;
+    }
+}

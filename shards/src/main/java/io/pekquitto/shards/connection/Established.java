@@ -1,0 +1,52 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.Will;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+
+/**
+ * A connection past its CONNACK, without its actor: what the handshake hands to the {@link Connection}
+ * actor, and what a parked connection keeps in place of one (DESIGN.md, Connections and parking). It is
+ * the MQTT state a quiet connection still has: the session, the negotiated terms (client id, limits,
+ * Keep Alive), both directions' topic aliases, the will and the socket. It has no packet reader (a
+ * connection parks with no partial packet), no timers and no mailbox; while it is parked, the shard
+ * enforces its Keep Alive ({@link ParkedKeepAlives}).
+ */
+public final class Established {
+    final Transport transport;
+    final PacketWriter writer;
+    final InetSocketAddress remote;
+    final ProtocolVersion version;
+    final ConnectNegotiation.Terms terms;
+    final Optional<Will> will;
+    /** As negotiated, or as a DISCONNECT changed it. */
+    long sessionExpiryInterval;
+    final KeepAlive keepAlive;
+    final InboundPublish inbound;
+    final DeliveryWindow window;
+
+    Established(Transport transport, PacketWriter writer, InetSocketAddress remote, ProtocolVersion version,
+                     ConnectNegotiation.Terms terms, Optional<Will> will, long sessionExpiryInterval,
+                     KeepAlive keepAlive, InboundPublish inbound, DeliveryWindow window) {
+        this.transport = transport;
+        this.writer = writer;
+        this.remote = remote;
+        this.version = version;
+        this.terms = terms;
+        this.will = will;
+        this.sessionExpiryInterval = sessionExpiryInterval;
+        this.keepAlive = keepAlive;
+        this.inbound = inbound;
+        this.window = window;
+    }
+
+    public String clientId() {
+        return terms.clientId();
+    }
+
+    /** When the client's Keep Alive runs out on the broker's nanosecond clock, or {@link Long#MAX_VALUE} without one. */
+    public long keepAliveDeadline() {
+        return keepAlive.deadline();
+    }
+}

@@ -1,0 +1,46 @@
+package io.pekquitto.e2e.parking;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.pekquitto.e2e.BrokerExtension;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.function.IntPredicate;
+
+/** Waiting for connections to park, and the heap level the park attacks must come back to. */
+final class Parked {
+    private static final Duration LIMIT = Duration.ofSeconds(20);
+
+    private Parked() {}
+
+    /** Waits until exactly {@code count} connections of the broker are parked. */
+    static void await(BrokerExtension broker, int count) throws InterruptedException {
+        awaitCount(broker, "exactly " + count + " parked", parked -> parked == count);
+    }
+
+    /** Waits until at least {@code count} connections of the broker are parked. */
+    static void awaitAtLeast(BrokerExtension broker, int count) throws InterruptedException {
+        awaitCount(broker, "at least " + count + " parked", parked -> parked >= count);
+    }
+
+    private static void awaitCount(BrokerExtension broker, String what, IntPredicate done) throws InterruptedException {
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        var counts = broker.pekquitto().counts();
+        while (!done.test(counts.parkedTotal())) {
+            if (System.nanoTime() > deadline) fail(what + " within " + LIMIT + ": " + counts.parkedTotal() + " parked");
+            Thread.sleep(5);  // polling a condition; no expiry is timed by this sleep
+        }
+    }
+
+    /** Heap in use after full collections: the broker and the test share this JVM, and both are quiet. */
+    static long heapLevel() throws InterruptedException {
+        var memory = ManagementFactory.getMemoryMXBean();
+        long level = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(20);
+            level = Math.min(level, memory.getHeapMemoryUsage().getUsed());
+        }
+        return level;
+    }
+}
