@@ -101,6 +101,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final PublisherThrottle<Transport, ConnectionRef> throttle = new PublisherThrottle<>();
     private final Mesh mesh = new Mesh();
     private final ParkedConnections parked;
+    /** One for all the shard's connections: a lambda each would cost 16 bytes per idle connection. */
+    private final ConnectionRef.Resumer resumer = this::resume;
     private final Router router;
     private boolean flushScheduled;
     private long connectionSequence;
@@ -174,7 +176,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     // ---- connections
 
     private Behavior<ShardMessage> onAccept(Accept accept) {
-        var connection = new ConnectionRef(this::resume);
+        var connection = new ConnectionRef(resumer);
         connection.bind(spawn(Connection.create(settings, getContext().getSelf().narrow(), connection, accept.remote(), clock), connection));
         sockets.tell(new ShardSockets.Adopt(accept.socket(), connection), org.apache.pekko.actor.ActorRef.noSender());
         return this;

@@ -176,11 +176,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     // ---- from the handshake
 
     /** The CONNACK, then what the session holds for the client ([MQTT-4.4.0-1]), then the packets read meanwhile. */
-    Behavior<Command> start(boolean sessionPresent) {
+    Behavior<Command> start(boolean sessionPresent, Properties connAckProperties) {
         startTimers();
         long now = clock.getAsLong();
         writer.cork();
-        writer.accept(new ConnAck(sessionPresent, ReasonCode.SUCCESS, state.terms.connAckProperties()));
+        writer.accept(new ConnAck(sessionPresent, ReasonCode.SUCCESS, connAckProperties));
         getContext().getLog().debug("[{}] connected from [{}] ({}, session present {})",
                 clientId, state.remote, state.version, sessionPresent);
         congestion(sessionPresent ? window.resume(now) : window.drain(now));

@@ -122,13 +122,13 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     /** The session is here: the connection goes on as a {@link Connection}, or hands it straight back if closed. */
     private Behavior<Connection.Command> onAttached(Connection.Attached attached) {
-        var state = new Established(transport, writer, remote, version, terms, will, terms.sessionExpiryInterval(),
+        var state = new Established(transport, writer, remote, version, terms.clientId(), will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), clock.getAsLong()),
                 new InboundPublish(settings, version, terms.problemInformation()),
                 new DeliveryWindow(attached.session(), terms, version, settings, writer));
         var connection = new Connection(getContext(), timers, settings, shard, self, clock, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
-        return connection.start(attached.sessionPresent());
+        return connection.start(attached.sessionPresent(), terms.connAckProperties());
     }
 
     private Behavior<Connection.Command> onTransportClosed(Connection.TransportClosed closed) {

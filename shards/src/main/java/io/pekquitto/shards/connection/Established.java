@@ -8,8 +8,9 @@ import java.util.Optional;
 /**
  * A connection past its CONNACK, without its actor: what the handshake hands to the {@link Connection}
  * actor, and what a parked connection keeps in place of one (DESIGN.md, Connections and parking). It is
- * the MQTT state a quiet connection still has: the session, the negotiated terms (client id, limits,
- * Keep Alive), both directions' topic aliases, the will and the socket. It has no packet reader (a
+ * the MQTT state a quiet connection still has: the session, what was negotiated (client id, limits,
+ * Keep Alive), both directions' topic aliases, the will and the socket, and no more: not the
+ * CONNECT's terms nor the CONNACK's properties, which a connection of 10,000 idle ones pays for. It has no packet reader (a
  * connection parks with no partial packet), no timers and no mailbox; while it is parked, the shard
  * enforces its Keep Alive ({@link ParkedKeepAlives}).
  */
@@ -18,7 +19,7 @@ public final class Established {
     final PacketWriter writer;
     final InetSocketAddress remote;
     final ProtocolVersion version;
-    final ConnectNegotiation.Terms terms;
+    final String clientId;
     final Optional<Will> will;
     /** As negotiated, or as a DISCONNECT changed it. */
     long sessionExpiryInterval;
@@ -27,13 +28,13 @@ public final class Established {
     final DeliveryWindow window;
 
     Established(Transport transport, PacketWriter writer, InetSocketAddress remote, ProtocolVersion version,
-                     ConnectNegotiation.Terms terms, Optional<Will> will, long sessionExpiryInterval,
+                     String clientId, Optional<Will> will, long sessionExpiryInterval,
                      KeepAlive keepAlive, InboundPublish inbound, DeliveryWindow window) {
         this.transport = transport;
         this.writer = writer;
         this.remote = remote;
         this.version = version;
-        this.terms = terms;
+        this.clientId = clientId;
         this.will = will;
         this.sessionExpiryInterval = sessionExpiryInterval;
         this.keepAlive = keepAlive;
@@ -42,7 +43,7 @@ public final class Established {
     }
 
     public String clientId() {
-        return terms.clientId();
+        return clientId;
     }
 
     /** When the client's Keep Alive runs out on the broker's nanosecond clock, or {@link Long#MAX_VALUE} without one. */

@@ -16,7 +16,8 @@ import java.util.function.Predicate;
  */
 final class OutboundTopicAliases {
     private final int maximum;
-    private final Map<String, Integer> aliases = new HashMap<>();
+    /** Empty and shared until the first alias: most clients never get one. */
+    private Map<String, Integer> aliases = Map.of();
 
     OutboundTopicAliases(int maximum) {
         this.maximum = maximum;
@@ -39,6 +40,7 @@ final class OutboundTopicAliases {
         var establishing = new Publish(publish.topic(), publish.payload(), publish.qos(), publish.retain(), publish.dup(),
                 publish.packetId(), withAlias(publish.properties(), newAlias));
         if (!fits.test(establishing)) return publish;  // a later, smaller PUBLISH on this topic may establish it
+        if (aliases.isEmpty()) aliases = new HashMap<>();
         aliases.put(publish.topic(), newAlias);
         return establishing;
     }

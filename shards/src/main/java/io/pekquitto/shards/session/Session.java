@@ -6,10 +6,12 @@ import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -31,12 +33,13 @@ public final class Session {
     private final long maxQueuedBytes;
     private long queuedBytes;
 
+    // Small until used: a broker holds many idle sessions (DESIGN.md, Connections and parking).
     /** Messages not yet sent, oldest first. */
-    private final ArrayDeque<Message> queue = new ArrayDeque<>();
-    /** Sent QoS 1/2 messages awaiting PUBACK / PUBREC / PUBCOMP, in send order. */
-    private final LinkedHashMap<Integer, Outgoing> inflight = new LinkedHashMap<>();
-    /** Incoming QoS 2 packet identifiers delivered onwards and awaiting PUBREL (4.3.3, method B). */
-    private final Set<Integer> awaitingPubRel = new HashSet<>();
+    private final ArrayDeque<Message> queue = new ArrayDeque<>(1);
+    /** Sent QoS 1/2 messages awaiting PUBACK / PUBREC / PUBCOMP, in send order; shared and empty until the first. */
+    private Map<Integer, Outgoing> inflight = Collections.emptyMap();
+    /** Incoming QoS 2 packet identifiers delivered onwards and awaiting PUBREL (4.3.3, method B); likewise. */
+    private Set<Integer> awaitingPubRel = Collections.emptySet();
     private final PacketIdAllocator packetIds = new PacketIdAllocator();
     private long droppedMessages;
 
@@ -121,6 +124,7 @@ public final class Session {
     /** Puts a QoS 1/2 message in flight and returns its PUBLISH. */
     public Publish startFlight(Message message, long now) {
         int packetId = packetIds.allocate(inflight::containsKey);
+        if (inflight.isEmpty()) inflight = new LinkedHashMap<>();
         inflight.put(packetId, new Outgoing(message, false));
         return message.toPublish(packetId, false, now);
     }
@@ -172,6 +176,7 @@ public final class Session {
      * resend of one still awaiting PUBREL, which must not be delivered twice ([MQTT-4.3.3-9]).
      */
     public boolean firstReceipt(int packetId) {
+        if (awaitingPubRel.isEmpty()) awaitingPubRel = new HashSet<>();
         return awaitingPubRel.add(packetId);
     }
 

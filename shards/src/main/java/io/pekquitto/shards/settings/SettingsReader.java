@@ -113,11 +113,21 @@ public final class SettingsReader {
         };
     }
 
+    /**
+     * {@code shards = auto}: one shard per two processors, at least one. A shard's traffic costs about
+     * two threads' work, its own and Pekko IO's for its sockets (selectors, reads, writes), so a shard
+     * per processor makes them compete: measured on 2 cores, one shard beat two in every scenario
+     * (BENCHMARKS.md). Hosts with more cores were not measured.
+     */
+    static int autoShards(int processors) {
+        return Math.max(1, processors / 2);
+    }
+
     private static int shards(Config config) {
         var path = path("shards");
         var value = config.getValue(path);
         if (value.valueType() == ConfigValueType.STRING && "auto".equals(value.unwrapped())) {
-            return Runtime.getRuntime().availableProcessors();
+            return autoShards(Runtime.getRuntime().availableProcessors());
         }
         try {
             return config.getInt(path);  // a system property's "2" is a string, which getInt reads

@@ -14,7 +14,7 @@ class BrokerSettingsTest {
     void defaultsAreTheValuesOfTheRootApplicationConf() {
         var defaults = BrokerSettings.defaults();
 
-        assertEquals(Runtime.getRuntime().availableProcessors(), defaults.shards());  // shards = auto
+        assertEquals(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), defaults.shards());  // shards = auto
         assertEquals(List.of(new ListenerSettings("0.0.0.0", 1883)), defaults.listeners());
         assertEquals(BrokerSettings.PROTOCOL_MAX_PACKET_SIZE, defaults.maxPacketSize());
         assertEquals(1000, defaults.maxQueuedMessages());

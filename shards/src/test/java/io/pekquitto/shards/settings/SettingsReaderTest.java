@@ -44,11 +44,15 @@ class SettingsReaderTest {
     }
 
     @Test
-    void shardsAutoIsTheNumberOfProcessors() {
-        var processors = Runtime.getRuntime().availableProcessors();
+    void shardsAutoIsOnePerTwoProcessors() {
+        var expected = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
-        assertEquals(processors, SettingsReader.read(hocon("shards = auto")).shards());
-        assertEquals(processors, SettingsReader.read(toml(Map.of("shards", "auto"))).shards());
+        assertEquals(expected, SettingsReader.read(hocon("shards = auto")).shards());
+        assertEquals(expected, SettingsReader.read(toml(Map.of("shards", "auto"))).shards());
+        assertEquals(1, SettingsReader.autoShards(1));
+        assertEquals(1, SettingsReader.autoShards(2), "measured: one shard beats two on 2 cores");
+        assertEquals(1, SettingsReader.autoShards(3));
+        assertEquals(4, SettingsReader.autoShards(8));
     }
 
     @Test
