@@ -3,8 +3,10 @@ package io.pekquitto.shards;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -50,6 +52,13 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Optional<String> bindFailure = Optional.empty();
     private int listenersBound;
 
+    /**
+     * How long an idle shard's thread waits for work, spinning, before it parks. Measured on 2 cores,
+     * one shard, against a one-thread {@code thread-pool-executor}: QoS 1 PUBLISH->PUBACK p50 84 -> 45
+     * us, fan-in QoS 1 +30%; 50 us spun too short for a client's round trip, 200 us gained nothing.
+     */
+    static final Duration SPIN = Duration.ofNanos(100_000);
+
     /** The configuration path of shard {@code index}'s dispatcher. */
     public static String dispatcherPath(int index) {
         return "pekquitto-shard-dispatcher-" + index;
@@ -59,19 +68,16 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
      * One single-thread dispatcher per shard (DESIGN.md, Threading). {@code throughput} lets a shard
      * handle a burst of messages per actor before switching, which batches work on a busy shard.
      *
-     * <p>Pekko's affinity pool with one thread, not a one-thread {@code thread-pool-executor}: its
-     * thread spins and yields a little before it parks (idle-cpu-level 5, the default), so a message
-     * that comes within microseconds, as the next packet of a busy client does, finds it awake instead
-     * of waking it. Measured on 2 cores, one shard: QoS 1 PUBLISH->PUBACK p50 84 -> 46 us, fan-in
-     * QoS 1 +16..33%; levels 3, 7 and 10 were no better, and an idle broker still uses no CPU
-     * (BENCHMARKS.md).
+     * <p>The thread spins for {@link #SPIN} before it parks ({@link SpinThenParkExecutorConfigurator}),
+     * so that a message that comes within microseconds, as the next packet of a busy client does, finds
+     * it awake instead of waking it.
      */
     public static Config dispatcherConfig(int shards) {
         var text = new StringBuilder();
         for (int i = 0; i < shards; i++) {
-            text.append(dispatcherPath(i)).append(" { type = Dispatcher, executor = affinity-pool-executor, ")
-                    .append("affinity-pool-executor { parallelism-min = 1, parallelism-max = 1, idle-cpu-level = 5 }, ")
-                    .append("throughput = 64 }\n");
+            text.append(dispatcherPath(i)).append(" { type = Dispatcher, executor = \"")
+                    .append(SpinThenParkExecutorConfigurator.class.getName()).append("\", ")
+                    .append("spin-then-park.spin = ").append(SPIN.toNanos()).append("ns, throughput = 64 }\n");
         }
         return ConfigFactory.parseString(text.toString());
     }

@@ -69,6 +69,7 @@ public final class ShardSockets extends AbstractActorWithTimers {
         bySocket.put(adopt.socket(), transport);
         getContext().watch(adopt.socket());
         adopt.socket().tell(TcpMessage.register(getSelf(), false, false), getSelf());
+        transport.readMore();  // the CONNECT is read while the connection actor starts
         adopt.connection().tell(new Connection.TransportReady(transport));
     }
 

@@ -28,6 +28,8 @@ final class SocketTransport implements Transport {
     private final ConnectionRef connection;
     private ByteString pending = ByteString.emptyByteString();
     private int writing;
+    /** A ResumeReading is out and no chunk has come since: asking again would only wake the selector. */
+    private boolean reading;
     private boolean closeRequested;
     private boolean closed;
 
@@ -51,7 +53,9 @@ final class SocketTransport implements Transport {
 
     @Override
     public void readMore() {
-        if (!closed) socket.tell(TcpMessage.resumeReading(), sockets);
+        if (closed || reading) return;
+        reading = true;
+        socket.tell(TcpMessage.resumeReading(), sockets);
     }
 
     @Override
@@ -69,6 +73,7 @@ final class SocketTransport implements Transport {
     // ---- from the shard's ShardSockets
 
     void received(ByteString data) {
+        reading = false;
         if (closeRequested) {
             socket.tell(TcpMessage.resumeReading(), sockets);  // lingering: read on, and drop it
             return;

@@ -40,6 +40,7 @@ class ShardSocketsTest {
         sockets = ((ExtendedActorSystem) Adapter.toClassic(testKit.system())).systemActorOf(ShardSockets.props(), "sockets-" + ++count);
         sockets.tell(new ShardSockets.Adopt(socketRef, TestConnections.servedBy(connection.getRef())), ActorRef.noSender());
         assertEquals(TcpMessage.register(sockets, false, false), socket.receiveMessage(), "the shard handles the socket");
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage(), "the CONNECT is read while the connection starts");
         assertInstanceOf(Connection.TransportReady.class, connection.receiveMessage());
     }
 

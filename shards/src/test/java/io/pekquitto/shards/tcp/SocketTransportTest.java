@@ -115,4 +115,16 @@ class SocketTransportTest {
         transport.readMore();
         socket.expectNoMessage(QUIET);
     }
+
+    @Test
+    void oneReadIsAskedForUntilItsChunkComes() {
+        transport.readMore();
+        transport.readMore();
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage());
+        socket.expectNoMessage(QUIET);
+        transport.received(ByteString.fromString("CONNECT"));
+        connection.receiveMessage();
+        transport.readMore();
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage(), "the next chunk");
+    }
 }
