@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pekko.dispatch.DispatcherPrerequisites;
 import org.apache.pekko.dispatch.ExecutorServiceConfigurator;
 import org.apache.pekko.dispatch.ExecutorServiceFactory;
+import org.apache.pekko.dispatch.MonitorableThreadFactory;
 
 /**
  * Pekko's hook for {@link SpinThenParkExecutor}: a dispatcher with
@@ -21,6 +22,9 @@ public final class SpinThenParkExecutorConfigurator extends ExecutorServiceConfi
 
     @Override
     public ExecutorServiceFactory createExecutorServiceFactory(String id, java.util.concurrent.ThreadFactory threadFactory) {
-        return () -> new SpinThenParkExecutor(threadFactory, spinNanos);
+        // As Pekko's own configurators do: the dispatcher's id in the thread's name, for thread dumps.
+        var named = threadFactory instanceof MonitorableThreadFactory monitorable
+                ? monitorable.withName(monitorable.name() + "-" + id) : threadFactory;
+        return () -> new SpinThenParkExecutor(named, spinNanos);
     }
 }
