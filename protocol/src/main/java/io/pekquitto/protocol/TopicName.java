@@ -20,6 +20,15 @@ public final class TopicName {
         return true;
     }
 
+    /**
+     * {@code $SYS} and what is under it: the broker's own topics, which clients read and never publish
+     * (4.7.2: "$SYS/ has been widely adopted as a prefix to topics that contain Server-specific
+     * information"; Mosquitto and HiveMQ refuse client publishes there).
+     */
+    public static boolean isBrokers(String topic) {
+        return topic.startsWith("$SYS") && (topic.length() == 4 || topic.charAt(4) == '/');
+    }
+
     /** Topics beginning with '$' are not matched by filters starting with a wildcard ([MQTT-4.7.2-1]). */
     public static boolean isSystem(String topic) {
         return !topic.isEmpty() && topic.charAt(0) == '$';

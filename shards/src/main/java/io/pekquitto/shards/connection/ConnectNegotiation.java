@@ -66,6 +66,9 @@ public final class ConnectNegotiation {
             if (!TopicName.isValid(will.topic())) {
                 return Outcome.refuse(ReasonCode.TOPIC_NAME_INVALID, "invalid will topic");
             }
+            if (TopicName.isBrokers(will.topic())) {
+                return Outcome.refuse(ReasonCode.NOT_AUTHORIZED, "a will on $SYS, which is the broker's");  // 3.1.1: 5
+            }
             if (will.qos().value() > settings.maxQos()) {
                 return Outcome.refuse(ReasonCode.QOS_NOT_SUPPORTED, "will QoS above the server maximum");  // [MQTT-3.2.2-12]
             }

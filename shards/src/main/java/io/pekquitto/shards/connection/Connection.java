@@ -270,7 +270,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             shard.tell(new ShardRequest.Route(clientId, accepted.message()));
             if (accepted.ack() != null) writer.accept(accepted.ack());
         } else if (outcome instanceof InboundPublish.AcknowledgedOnly acknowledged) {
-            writer.accept(acknowledged.ack());
+            if (acknowledged.ack() != null) writer.accept(acknowledged.ack());
         } else if (outcome instanceof InboundPublish.Violation violation) {
             return disconnect(violation.reason(), violation.why());
         }

@@ -34,7 +34,7 @@ final class InboundPublish {
     /** Route the message; then send {@code ack}, if any (none for QoS 0). */
     record Accepted(Message message, Packet ack) implements Outcome {}
 
-    /** Do not route; only send {@code ack} (a QoS 2 resend, or a refusal with a reason code). */
+    /** Do not route; only send {@code ack}, if any (a QoS 2 resend, or a refusal with a reason code). */
     record AcknowledgedOnly(Packet ack) implements Outcome {}
 
     /** A protocol violation: DISCONNECT with this reason and close. */
@@ -76,6 +76,7 @@ final class InboundPublish {
             return new Violation(ReasonCode.PROTOCOL_ERROR, "empty topic name without a topic alias");
         }
         if (!TopicName.isValid(topic)) return new Violation(ReasonCode.TOPIC_NAME_INVALID, "invalid topic name");
+        if (TopicName.isBrokers(topic)) return refuseBrokersTopic(publish);
         if (publish.qos().value() > settings.maxQos()) {
             return new Violation(ReasonCode.QOS_NOT_SUPPORTED, "QoS above the server maximum");  // [MQTT-3.2.2-11]
         }
@@ -106,6 +107,22 @@ final class InboundPublish {
             return new Violation(ReasonCode.RECEIVE_MAXIMUM_EXCEEDED, "more QoS 2 PUBLISHes than Receive Maximum");
         }
         return new Accepted(message, pubRec);
+    }
+
+    /**
+     * A client never publishes to {@code $SYS} ({@link TopicName#isBrokers}): not routed, not retained.
+     * MQTT 5 acknowledges with 0x87 Not authorized; QoS 0, and 3.1.1 which has no reason codes, get
+     * the acknowledgement their QoS needs and the message is dropped, as a server may (3.3.5).
+     */
+    private Outcome refuseBrokersTopic(Publish publish) {
+        var why = "$SYS topics are the broker's";
+        int id = publish.packetId();
+        boolean reasons = version.hasProperties();
+        return switch (publish.qos()) {
+            case AT_MOST_ONCE -> new AcknowledgedOnly(null);
+            case AT_LEAST_ONCE -> new AcknowledgedOnly(reasons ? new PubAck(id, ReasonCode.NOT_AUTHORIZED, problem(why)) : new PubAck(id));
+            case EXACTLY_ONCE -> new AcknowledgedOnly(reasons ? new PubRec(id, ReasonCode.NOT_AUTHORIZED, problem(why)) : new PubRec(id));
+        };
     }
 
     /** 3.3.2.3.2: a payload announced as UTF-8 that is not may be refused with 0x99. */

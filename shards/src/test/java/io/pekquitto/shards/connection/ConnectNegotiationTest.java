@@ -90,6 +90,14 @@ class ConnectNegotiationTest {
     }
 
     @Test
+    void aWillOnSysIsRefused() {  // a client never publishes to $SYS, nor through its will
+        var will = new Will("$SYS/broker/clients", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE);
+        var withWill = new Connect(ProtocolVersion.MQTT_5, "c", true, 10, Optional.of(will), Optional.empty(),
+                Optional.empty(), Properties.NONE);
+        assertEquals(ReasonCode.NOT_AUTHORIZED, ConnectNegotiation.negotiate(withWill, DEFAULTS).refusal());
+    }
+
+    @Test
     void aWillAboveMaxQosIsRefused() {  // [MQTT-3.2.2-12]
         var settings = BrokerSettings.parse(LIMITED + "max-qos = 1\n");
         var will = new Will("w", Binary.utf8("bye"), QoS.EXACTLY_ONCE, false, Properties.NONE);

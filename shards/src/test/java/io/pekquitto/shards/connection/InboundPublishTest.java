@@ -58,6 +58,28 @@ class InboundPublishTest {
     }
 
     @Test
+    void aPublishToSysIsNeitherRoutedNorRetained() {  // 4.7.2: $SYS is the broker's
+        var v5 = v5(DEFAULTS);
+        var qos1 = assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v5.receive(publish("$SYS/broker/uptime", QoS.AT_LEAST_ONCE, 3, Properties.NONE), session, NOW));
+        assertEquals(ReasonCode.NOT_AUTHORIZED, assertInstanceOf(PubAck.class, qos1.ack()).reason());
+        var qos2 = assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v5.receive(publish("$SYS", QoS.EXACTLY_ONCE, 4, Properties.NONE), session, NOW));
+        assertEquals(ReasonCode.NOT_AUTHORIZED, assertInstanceOf(PubRec.class, qos2.ack()).reason());
+        assertEquals(0, session.awaitingPubRelCount(), "a refused QoS 2 PUBLISH awaits no PUBREL");
+        assertNull(assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v5.receive(publish("$SYS/x", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW)).ack(), "QoS 0: dropped");
+
+        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false);
+        assertEquals(new PubAck(5), assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v311.receive(publish("$SYS/x", QoS.AT_LEAST_ONCE, 5, Properties.NONE), session, NOW)).ack(),
+                "3.1.1 has no reason code: acknowledged and dropped");
+
+        assertInstanceOf(InboundPublish.Accepted.class,
+                v5.receive(publish("$SYSTEM/x", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW), "only $SYS and below");
+    }
+
+    @Test
     void qos1IsRoutedAndAcknowledgedWithItsPacketId() {  // [MQTT-4.3.2-2]
         var accepted = assertInstanceOf(InboundPublish.Accepted.class,
                 v5(DEFAULTS).receive(publish("a", QoS.AT_LEAST_ONCE, 7, Properties.NONE), session, NOW));
