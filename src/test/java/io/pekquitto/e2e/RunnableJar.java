@@ -77,6 +77,11 @@ public final class RunnableJar implements AutoCloseable {
         return port;
     }
 
+    /** What the broker has logged so far (on stderr). */
+    public String log() throws IOException {
+        return Files.readString(dir.resolve("stderr"));
+    }
+
     /** Stops the broker as an operator would (SIGTERM, so its shutdown hook runs), then by force if it hangs. */
     @Override
     public void close() throws InterruptedException {

@@ -31,7 +31,8 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
               -h, --help              print this help and exit
               --version               print the version and exit
 
-            Without -c the built-in defaults apply: one listener on 0.0.0.0:1883. A system property sets
+            Without -c the built-in defaults apply: one listener on 127.0.0.1:1883, reachable from this
+            machine only; configure a listener to open it to the network. A system property sets
             any key and wins over the file: java -Dpekquitto.max-qos=1 -jar pekquitto.jar
             """;
 

@@ -67,6 +67,10 @@ public final class Main {
         for (var address : broker.boundAddresses()) {
             log.info("pekquitto {} listening on [{}:{}]", version(), address.getHostString(), address.getPort());
         }
+        if (broker.boundAddresses().stream().allMatch(address -> address.getAddress().isLoopbackAddress())) {
+            log.info("Local only: clients on other machines cannot connect. To accept them, configure a listener "
+                    + "with a host (e.g. listeners = [{ host = \"0.0.0.0\", port = 1883 }]) and authentication.");
+        }
         broker.awaitTermination();
     }
 }

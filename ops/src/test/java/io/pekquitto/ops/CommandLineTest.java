@@ -29,7 +29,8 @@ class CommandLineTest {
         var commandLine = CommandLine.parse();
 
         assertEquals(new CommandLine(Optional.empty(), OptionalInt.empty(), false, false, false), commandLine);
-        assertEquals(List.of(new ListenerSettings("0.0.0.0", 1883)), commandLine.settings(new Properties()).listeners());
+        assertEquals(List.of(new ListenerSettings("127.0.0.1", 1883)), commandLine.settings(new Properties()).listeners(),
+                "loopback only, as Mosquitto 2.0 without a listener");
     }
 
     @Test
@@ -59,7 +60,7 @@ class CommandLineTest {
     void portZeroPicksAFreePort() {
         var settings = CommandLine.parse("-p", "0").settings(new Properties());
 
-        assertEquals(List.of(new ListenerSettings("0.0.0.0", 0)), settings.listeners());
+        assertEquals(List.of(new ListenerSettings("127.0.0.1", 0)), settings.listeners());
     }
 
     @Test

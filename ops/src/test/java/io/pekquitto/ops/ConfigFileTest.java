@@ -109,7 +109,7 @@ class ConfigFileTest {
 
         assertEquals(1, settings.maxQos());
         assertEquals(20, settings.receiveMaximum());
-        assertEquals(List.of(new ListenerSettings("0.0.0.0", 1883)), settings.listeners());
+        assertEquals(List.of(new ListenerSettings("127.0.0.1", 1883)), settings.listeners());
     }
 
     @Test

@@ -143,8 +143,8 @@ public final class SettingsReader {
         if (entries.isEmpty()) {
             throw new ConfigurationException(path + " needs at least one listener (" + origin(config, path) + ")");
         }
-        // A listener gives only what differs from the default one, e.g. `[[listeners]] port = 8883`.
-        var template = ((ConfigList) defaults.get("listeners")).get(0);
+        // A listener gives only what differs from listener-defaults, e.g. `[[listeners]] port = 8883`.
+        var template = config.getObject(path("listener-defaults"));
         var listeners = new ArrayList<ListenerSettings>();
         for (int i = 0; i < entries.size(); i++) {
             var listenerPath = path + "." + i;

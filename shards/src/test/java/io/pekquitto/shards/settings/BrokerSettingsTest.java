@@ -15,7 +15,7 @@ class BrokerSettingsTest {
         var defaults = BrokerSettings.defaults();
 
         assertEquals(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), defaults.shards());  // shards = auto
-        assertEquals(List.of(new ListenerSettings("0.0.0.0", 1883)), defaults.listeners());
+        assertEquals(List.of(new ListenerSettings("127.0.0.1", 1883)), defaults.listeners(), "loopback only by default");
         assertEquals(BrokerSettings.PROTOCOL_MAX_PACKET_SIZE, defaults.maxPacketSize());
         assertEquals(1000, defaults.maxQueuedMessages());
         assertEquals(Duration.ofSeconds(10), defaults.connectTimeout());
