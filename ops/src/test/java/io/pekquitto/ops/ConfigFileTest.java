@@ -95,7 +95,7 @@ class ConfigFileTest {
                 List.of(new ListenerSettings("127.0.0.1", 1884), new ListenerSettings("0.0.0.0", 8883)),
                 65536, 600, 10, 5, 100, true, false, 1, 0, Duration.ofHours(1), Duration.ofSeconds(3),
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
-                new ParkingSettings(true, Duration.ofSeconds(5)));
+                new ParkingSettings(true, Duration.ofSeconds(5)), 16_384);
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

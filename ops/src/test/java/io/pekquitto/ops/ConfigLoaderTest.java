@@ -46,7 +46,7 @@ class ConfigLoaderTest {
         assertEquals(new BrokerSettings(shards, List.of(new ListenerSettings("127.0.0.1", 1883)), 268_435_460, 65_535,
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
-                new ParkingSettings(true, Duration.ofSeconds(30))), settings);
+                new ParkingSettings(true, Duration.ofSeconds(30)), 16_384), settings);
         assertEquals(BrokerSettings.defaults(), settings);
     }
 

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A client may announce a body of up to the maximum packet size (256 MiB under the default
  * {@code max-packet-size}) and then send only a little of it. The broker must hold what arrives, not
  * what is announced: four such connections leave the heap of the in-process broker almost where it
- * was, and other clients are served as usual meanwhile.
+ * was, and other clients are served as usual meanwhile. (A CONNECT this large is now refused at once,
+ * by {@code max-connect-size}: see {@code PreConnectLimitIT}.)
  */
 class HugeAnnouncedBodyIT {
     private static final int CONNECTIONS = 4;

@@ -35,7 +35,7 @@ final class FrameReader {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private static final int NO_HEADER = -1;
 
-    private final int maximumPacketSize;
+    private int maximumPacketSize;
     private final TypeCheck typeCheck;
     private State state = State.READING_FIXED_HEADER;
     private MalformedPacketException failure;
@@ -63,6 +63,12 @@ final class FrameReader {
     }
 
     State state() { return state; }
+
+    /** From the next frame on, the largest whole frame accepted. */
+    void maximumPacketSize(int maximum) {
+        if (maximum < 2) throw new IllegalArgumentException("maximum packet size " + maximum);
+        this.maximumPacketSize = maximum;
+    }
 
     /** Bytes allocated for unfinished input (capacity, not content): what a client can make us hold. */
     int bytesHeld() {

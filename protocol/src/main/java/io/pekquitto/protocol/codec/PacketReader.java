@@ -29,6 +29,7 @@ public final class PacketReader {
             EnumSet.of(PacketType.CONNACK, PacketType.SUBACK, PacketType.UNSUBACK, PacketType.PINGRESP);
 
     private final FrameReader frames;
+    private final int maximumPacketSize;
     private final boolean serverSide;
     private ProtocolVersion version;
     private boolean connectSeen;
@@ -54,6 +55,7 @@ public final class PacketReader {
 
     private PacketReader(int maximumPacketSize, ProtocolVersion version, boolean serverSide) {
         this.frames = new FrameReader(maximumPacketSize, this::checkType);
+        this.maximumPacketSize = maximumPacketSize;
         this.version = version;
         this.serverSide = serverSide;
     }
@@ -62,12 +64,17 @@ public final class PacketReader {
      * A reader for the server side of a connection: the first packet must be CONNECT ([MQTT-3.1.0-1])
      * and no other may be ([MQTT-3.1.0-2]), and CONNACK, SUBACK, UNSUBACK and PINGRESP, which only
      * servers send, are refused; all with PROTOCOL_ERROR at the frame's first byte, so a client cannot
-     * make the server wait for their body.
+     * make the server wait for their body. A CONNECT larger than {@code maximumConnectSize} is refused
+     * with PACKET_TOO_LARGE as soon as its Remaining Length is read: before authentication, a client
+     * cannot make the server buffer more than that.
      *
-     * @param maximumPacketSize the largest whole packet (fixed header included) accepted; larger is 0x95
+     * @param maximumPacketSize  the largest whole packet (fixed header included) accepted; larger is 0x95
+     * @param maximumConnectSize the largest CONNECT accepted, at most {@code maximumPacketSize}
      */
-    public static PacketReader forServer(int maximumPacketSize) {
-        return new PacketReader(maximumPacketSize, ProtocolVersion.MQTT_3_1_1, true);
+    public static PacketReader forServer(int maximumPacketSize, int maximumConnectSize) {
+        var reader = new PacketReader(maximumPacketSize, ProtocolVersion.MQTT_3_1_1, true);
+        reader.frames.maximumPacketSize(Math.min(maximumPacketSize, maximumConnectSize));
+        return reader;
     }
 
     /**
@@ -97,6 +104,7 @@ public final class PacketReader {
             if (frame == null) return null;
             if (!connectSeen && frame.fixedHeader() >> 4 == PacketType.CONNECT.value()) {
                 connectSeen = true;
+                frames.maximumPacketSize(maximumPacketSize);  // past the CONNECT limit, if there was one
                 version = ConnectCodec.readVersion(frame.body());
             }
             return PacketDecoder.decode(frame.fixedHeader(), frame.body(), version);

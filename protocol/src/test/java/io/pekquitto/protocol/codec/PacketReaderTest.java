@@ -104,7 +104,7 @@ class PacketReaderTest {
     // ---- the server side of a connection
 
     private static PacketReader serverAfter(int[] connect) {
-        var reader = PacketReader.forServer(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = PacketReader.forServer(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE, Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         reader.feed(ByteBuffer.wrap(bytes(connect)));
         assertTrue(reader.poll() instanceof Connect);
         return reader;
@@ -128,11 +128,28 @@ class PacketReaderTest {
     @Test
     void serverRefusesAFirstPacketOtherThanConnectBeforeItsBody() {
         // [MQTT-3.1.0-1] the first packet from the client must be CONNECT
-        var reader = PacketReader.forServer(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
+        var reader = PacketReader.forServer(Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE, Vectors.PROTOCOL_MAXIMUM_PACKET_SIZE);
         assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, reader,
                 0x30, 0x80, 0x80, 0x80, 0x64);  // PUBLISH QoS 0, remaining length 209,715,200 (200 MiB)
-        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, PacketReader.forServer(100), 0xC0);  // PINGREQ
-        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, PacketReader.forServer(100), 0xF0);  // AUTH
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, PacketReader.forServer(100, 100), 0xC0);  // PINGREQ
+        assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, PacketReader.forServer(100, 100), 0xF0);  // AUTH
+    }
+
+    @Test
+    void serverRefusesAConnectAboveThePreAuthenticationLimitBeforeItsBody() {
+        // A client not yet authenticated cannot make the server buffer more than the CONNECT limit.
+        assertRefusedAtOnce(ReasonCode.PACKET_TOO_LARGE, PacketReader.forServer(1_000_000, 100),
+                0x10, 0x80, 0x01);  // CONNECT, remaining length 128: 131 bytes, over 100
+        var reader = PacketReader.forServer(1_000, 15);  // CONNECT_V5 is 15 bytes: within the limit
+        reader.feed(ByteBuffer.wrap(bytes(CONNECT_V5)));
+        assertTrue(reader.poll() instanceof Connect);
+        // After the CONNECT only the packet limit applies: a PUBLISH QoS 0 of 203 bytes.
+        reader.feed(ByteBuffer.wrap(bytes(0x30, 0xC8, 0x01)));  // remaining length 200
+        var body = new int[200];  // topic "t", no properties, the rest payload
+        body[1] = 1;
+        body[2] = 't';
+        reader.feed(ByteBuffer.wrap(bytes(body)));
+        assertTrue(reader.poll() instanceof Publish);
     }
 
     @Test
@@ -214,7 +231,7 @@ class PacketReaderTest {
         kinds.put("array at position 7", ByteBuffer.wrap(padded, 7, packets.length));
         kinds.put("read-only", ByteBuffer.wrap(packets).asReadOnlyBuffer());
         kinds.forEach((kind, buffer) -> {
-            var reader = PacketReader.forServer(1000);
+            var reader = PacketReader.forServer(1000, 1000);
             reader.feed(buffer);
             assertEquals(ConnectCodecTest.EXPECTED_V5, reader.poll(), kind);
             assertEquals(PUBLISH_V5, reader.poll(), kind);

@@ -74,7 +74,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Connection.Command> onTransportReady(Connection.TransportReady ready) {
         transport = ready.transport();
-        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize()), transport);
+        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize(), settings.maxConnectSize()), transport);
         writer = new PacketWriter(transport);
         transport.readMore();
         return this;

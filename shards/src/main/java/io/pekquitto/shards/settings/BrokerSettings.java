@@ -40,6 +40,7 @@ import java.util.Objects;
  *                              ({@code queue}), or slows its publishers down ({@code throttle})
  *                              ({@code pekquitto.slow-subscriber-policy})
  * @param parking               whether and when idle connections give up their actor ({@code pekquitto.parking})
+ * @param maxConnectSize        largest CONNECT accepted, before authentication ({@code pekquitto.max-connect-size})
  */
 public record BrokerSettings(
         int shards,
@@ -60,7 +61,8 @@ public record BrokerSettings(
         boolean strictReceiveMaximum,
         String responseInformationPrefix,
         SlowSubscriberPolicy slowSubscriberPolicy,
-        ParkingSettings parking) {
+        ParkingSettings parking,
+        int maxConnectSize) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -77,6 +79,8 @@ public record BrokerSettings(
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,
                 "max-packet-size must be 2.." + PROTOCOL_MAX_PACKET_SIZE + ", not " + maxPacketSize);
+        require(maxConnectSize >= 2 && maxConnectSize <= PROTOCOL_MAX_PACKET_SIZE,
+                "max-connect-size must be 2.." + PROTOCOL_MAX_PACKET_SIZE + ", not " + maxConnectSize);
         require(maxKeepAlive >= 0 && maxKeepAlive <= 65_535, "max-keep-alive must be 0..65535, not " + maxKeepAlive);
         require(receiveMaximum >= 1 && receiveMaximum <= 65_535, "receive-maximum must be 1..65535, not " + receiveMaximum);
         require(maxInflightMessages >= 1 && maxInflightMessages <= 65_535,

@@ -71,7 +71,8 @@ public final class SettingsReader {
                     receiveMaximumPolicy(config),
                     config.getString(path("response-information-prefix")),
                     SlowSubscriberPolicy.parse(config.getString(path("slow-subscriber-policy"))),
-                    new ParkingSettings(config.getBoolean(path("parking.enabled")), positive(config, path("parking.idle-grace"))));
+                    new ParkingSettings(config.getBoolean(path("parking.enabled")), positive(config, path("parking.idle-grace"))),
+                    (int) Math.min(Integer.MAX_VALUE, config.getBytes(path("max-connect-size"))));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);

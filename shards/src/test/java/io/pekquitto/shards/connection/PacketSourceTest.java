@@ -38,7 +38,7 @@ class PacketSourceTest {
     }
 
     private final CountingTransport transport = new CountingTransport();
-    private final PacketSource source = new PacketSource(PacketReader.forServer(1024), transport);
+    private final PacketSource source = new PacketSource(PacketReader.forServer(1024, 1024), transport);
 
     private static ByteString bytes(byte[]... parts) {
         var all = ByteString.emptyByteString();

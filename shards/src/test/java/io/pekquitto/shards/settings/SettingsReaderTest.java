@@ -150,6 +150,14 @@ class SettingsReaderTest {
     }
 
     @Test
+    void maxConnectSizeIsASizeOfAtLeastTwoBytes() {
+        assertEquals(4096, SettingsReader.read(hocon("max-connect-size = 4KiB")).maxConnectSize());
+        var message = error(hocon("max-connect-size = 1"));
+
+        assertTrue(message.startsWith("pekquitto.max-connect-size must be 2.."), message);
+    }
+
+    @Test
     void zeroConnectTimeoutIsRefused() {
         var message = error(hocon("connect-timeout = 0s"));
 
