@@ -43,7 +43,7 @@ class ConfigLoaderTest {
         var settings = read(Optional.empty(), systemProperties());
 
         int shards = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);  // shards = auto
-        assertEquals(new BrokerSettings(shards, List.of(new ListenerSettings("127.0.0.1", 1883)), 268_435_460, 65_535,
+        assertEquals(new BrokerSettings(shards, List.of(new ListenerSettings("127.0.0.1", 1883)), 1_048_576, 65_535,
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
                 new ParkingSettings(true, Duration.ofSeconds(30)), 16_384), settings);

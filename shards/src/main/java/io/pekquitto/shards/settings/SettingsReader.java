@@ -55,7 +55,7 @@ public final class SettingsReader {
             return new BrokerSettings(
                     shards(config),
                     listeners(config, defaults),
-                    config.getInt(path("max-packet-size")),
+                    (int) Math.min(Integer.MAX_VALUE, config.getBytes(path("max-packet-size"))),
                     config.getInt(path("max-keep-alive")),
                     config.getInt(path("receive-maximum")),
                     config.getInt(path("max-inflight-messages")),

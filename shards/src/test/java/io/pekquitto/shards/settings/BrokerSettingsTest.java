@@ -16,7 +16,7 @@ class BrokerSettingsTest {
 
         assertEquals(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), defaults.shards());  // shards = auto
         assertEquals(List.of(new ListenerSettings("127.0.0.1", 1883)), defaults.listeners(), "loopback only by default");
-        assertEquals(BrokerSettings.PROTOCOL_MAX_PACKET_SIZE, defaults.maxPacketSize());
+        assertEquals(1 << 20, defaults.maxPacketSize(), "1 MiB, told to MQTT 5 clients in CONNACK");
         assertEquals(1000, defaults.maxQueuedMessages());
         assertEquals(Duration.ofSeconds(10), defaults.connectTimeout());
         assertEquals(SlowSubscriberPolicy.QUEUE, defaults.slowSubscriberPolicy());
