@@ -69,7 +69,8 @@ public final class ShardSockets extends AbstractActorWithTimers {
         bySocket.put(adopt.socket(), transport);
         getContext().watch(adopt.socket());
         adopt.socket().tell(TcpMessage.register(getSelf(), false, false), getSelf());
-        transport.readMore();  // the CONNECT is read while the connection actor starts
+        // No read asked for here: the connection owns the demand, one chunk at a time. A read asked for
+        // on its behalf would be a second one once it asks, and the handshake reads only up to CONNECT.
         adopt.connection().tell(new Connection.TransportReady(transport));
     }
 
