@@ -124,7 +124,7 @@ public final class Session {
     /** Puts a QoS 1/2 message in flight and returns its PUBLISH. */
     public Publish startFlight(Message message, long now) {
         int packetId = packetIds.allocate(inflight::containsKey);
-        if (inflight.isEmpty()) inflight = new LinkedHashMap<>();
+        if (inflight == Collections.<Integer, Outgoing>emptyMap()) inflight = new LinkedHashMap<>();  // once: kept when emptied
         inflight.put(packetId, new Outgoing(message, false));
         return message.toPublish(packetId, false, now);
     }
@@ -176,7 +176,7 @@ public final class Session {
      * resend of one still awaiting PUBREL, which must not be delivered twice ([MQTT-4.3.3-9]).
      */
     public boolean firstReceipt(int packetId) {
-        if (awaitingPubRel.isEmpty()) awaitingPubRel = new HashSet<>();
+        if (awaitingPubRel == Collections.<Integer>emptySet()) awaitingPubRel = new HashSet<>();  // once: kept when emptied
         return awaitingPubRel.add(packetId);
     }
 
