@@ -15,11 +15,6 @@ public record ShardCounts(AtomicIntegerArray connections, AtomicIntegerArray par
         this(new AtomicIntegerArray(shards), new AtomicIntegerArray(shards));
     }
 
-    /** Open connections, parked ones included, on every shard. */
-    public int connectionTotal() {
-        return sum(connections);
-    }
-
     /** Parked connections on every shard. */
     public int parkedTotal() {
         return sum(parked);

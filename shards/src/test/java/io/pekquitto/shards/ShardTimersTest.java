@@ -3,7 +3,6 @@ package io.pekquitto.shards;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
@@ -13,9 +12,10 @@ import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
-import io.pekquitto.shards.connection.TestConnections;
+import io.pekquitto.shards.connection.ManualClock;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
+import io.pekquitto.shards.connection.TestConnections;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SubscribeRequest;
@@ -26,7 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -43,8 +42,7 @@ import org.junit.jupiter.api.Test;
  */
 class ShardTimersTest {
     private ActorTestKit testKit;
-    private ManualTime manualTime;
-    private final AtomicLong clock = new AtomicLong(1_000_000_000_000L);
+    private final ManualClock clock = new ManualClock();
     private ActorRef<ShardMessage> shard;
     /** The session each attached probe holds, as a connection would. */
     private final Map<TestProbe<Connection.Command>, Session> sessions = new HashMap<>();
@@ -52,22 +50,15 @@ class ShardTimersTest {
 
     @BeforeEach
     void start() {
-        testKit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
-        manualTime = ManualTime.get(testKit.system());
+        testKit = clock.testKit();
         shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), "pekko.actor.default-dispatcher",
-                new AtomicReference<>(), new ShardCounts(1), clock::get), "shard");
+                new AtomicReference<>(), new ShardCounts(1), clock), "shard");
         shard.tell(new Shard.Peers(0, List.of(shard)));
     }
 
     @AfterEach
     void stop() {
-        testKit.shutdownTestKit();
-    }
-
-    /** Both clocks move: the shard's timers (Pekko's scheduler) and the shard's {@code now}. */
-    private void advance(Duration duration) {
-        clock.addAndGet(duration.toNanos());
-        manualTime.timePasses(duration);
+        clock.shutdown();
     }
 
     private ConnectionRef ref(TestProbe<Connection.Command> connection) {
@@ -100,7 +91,7 @@ class ShardTimersTest {
     void anOfflineSessionIsKeptUntilItsExpiryInterval() {  // [MQTT-3.1.2-23]
         var first = attach("c", 10, false);
         release("c", first, 10, Optional.empty());
-        advance(Duration.ofSeconds(9));
+        clock.advance(Duration.ofSeconds(9));
         attach("c", 10, true);
     }
 
@@ -108,7 +99,7 @@ class ShardTimersTest {
     void anOfflineSessionEndsWhenItsExpiryIntervalHasPassed() {  // 3.1.2.11.2
         var first = attach("c", 10, false);
         release("c", first, 10, Optional.empty());
-        advance(Duration.ofSeconds(10));
+        clock.advance(Duration.ofSeconds(10));
         attach("c", 10, false);
     }
 
@@ -117,12 +108,12 @@ class ShardTimersTest {
         var subscriber = attach("sub", 60, false);
         subscribe("sub", subscriber, "will/#");
         var client = attach("c", 60, false);
-        var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.get());
+        var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.getAsLong());
         release("c", client, 60, Optional.of(new ShardRequest.DelayedWill(will, 5)));
 
-        advance(Duration.ofSeconds(4));
+        clock.advance(Duration.ofSeconds(4));
         subscriber.expectNoMessage(Duration.ofMillis(100));
-        advance(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
         var delivered = subscriber.expectMessageClass(Connection.Deliver.class);
         assertEquals("will/c", delivered.messages().get(0).topic());
     }
@@ -132,18 +123,18 @@ class ShardTimersTest {
         var subscriber = attach("sub", 60, false);
         subscribe("sub", subscriber, "will/#");
         var client = attach("c", 60, false);
-        var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.get());
+        var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.getAsLong());
         release("c", client, 60, Optional.of(new ShardRequest.DelayedWill(will, 5)));
 
-        advance(Duration.ofSeconds(3));
+        clock.advance(Duration.ofSeconds(3));
         attach("c", 60, true);
-        advance(Duration.ofSeconds(10));
+        clock.advance(Duration.ofSeconds(10));
         subscriber.expectNoMessage(Duration.ofMillis(100));
     }
 
     private Message withExpiry(String topic, String payload, boolean retain, long seconds) {
         var properties = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, seconds).build();
-        return Message.received(topic, Binary.utf8(payload), QoS.AT_LEAST_ONCE, retain, properties, clock.get());
+        return Message.received(topic, Binary.utf8(payload), QoS.AT_LEAST_ONCE, retain, properties, clock.getAsLong());
     }
 
     @Test
@@ -153,11 +144,11 @@ class ShardTimersTest {
         var early = attach("early", 0, false);
         assertEquals(2, subscribe("early", early, "r/#").retained().size(), "both alive: both sent");
 
-        advance(Duration.ofSeconds(2));
+        clock.advance(Duration.ofSeconds(2));
         var late = attach("late", 0, false);
         var retained = subscribe("late", late, "r/#").retained();
         assertEquals(List.of("r/long"), retained.stream().map(Message::topic).toList(), "the expired one is discarded");
-        var sent = retained.get(0).toPublish(0, false, clock.get());  // QoS 0: the subscription's maximum
+        var sent = retained.get(0).toPublish(0, false, clock.getAsLong());  // QoS 0: the subscription's maximum
         assertEquals(Optional.of(98L), sent.properties().messageExpiryInterval(), "100 s less the 2 s it was retained");
     }
 
@@ -171,10 +162,10 @@ class ShardTimersTest {
         shard.tell(new ShardRequest.Route("pub", withExpiry("q/t", "short-lived", false, 1)));
         shard.tell(new ShardRequest.Route("pub", withExpiry("q/t", "long-lived", false, 100)));
 
-        advance(Duration.ofSeconds(2));
+        clock.advance(Duration.ofSeconds(2));
         var back = attach("sub", 60, true);
         var sent = new ArrayList<Publish>();
-        sessions.get(back).drain(10, clock.get(), sent::add);
+        sessions.get(back).drain(10, clock.getAsLong(), sent::add);
         assertEquals(List.of("long-lived"), sent.stream().map(p -> p.payload().asUtf8()).toList(),
                 "the queued message whose interval passed is not delivered");
         assertEquals(Optional.of(98L), sent.get(0).properties().messageExpiryInterval());

@@ -3,6 +3,7 @@ package io.pekquitto.e2e.parking;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.shards.ShardCounts;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.function.IntPredicate;
@@ -15,17 +16,21 @@ final class Parked {
 
     /** Waits until exactly {@code count} connections of the broker are parked. */
     static void await(BrokerExtension broker, int count) throws InterruptedException {
-        awaitCount(broker, "exactly " + count + " parked", parked -> parked == count);
+        await(broker.pekquitto().counts(), count);
+    }
+
+    /** Waits until exactly {@code count} connections of a broker with these counts are parked. */
+    static void await(ShardCounts counts, int count) throws InterruptedException {
+        awaitCount(counts, "exactly " + count + " parked", parked -> parked == count);
     }
 
     /** Waits until at least {@code count} connections of the broker are parked. */
     static void awaitAtLeast(BrokerExtension broker, int count) throws InterruptedException {
-        awaitCount(broker, "at least " + count + " parked", parked -> parked >= count);
+        awaitCount(broker.pekquitto().counts(), "at least " + count + " parked", parked -> parked >= count);
     }
 
-    private static void awaitCount(BrokerExtension broker, String what, IntPredicate done) throws InterruptedException {
+    private static void awaitCount(ShardCounts counts, String what, IntPredicate done) throws InterruptedException {
         long deadline = System.nanoTime() + LIMIT.toNanos();
-        var counts = broker.pekquitto().counts();
         while (!done.test(counts.parkedTotal())) {
             if (System.nanoTime() > deadline) fail(what + " within " + LIMIT + ": " + counts.parkedTotal() + " parked");
             Thread.sleep(5);  // polling a condition; no expiry is timed by this sleep

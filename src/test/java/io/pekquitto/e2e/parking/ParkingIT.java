@@ -164,9 +164,7 @@ class ParkingIT {
     void stoppingTheBrokerClosesParkedConnections() throws Exception {
         var own = Pekquitto.start(BrokerSettings.parse(GRACE + "listeners = [{host = \"127.0.0.1\", port = 0}]\nshards = 1"));
         try (var client = RawClient.connected(own.port(), Connect.of(V5, Names.clientId("parked")))) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (own.counts().parkedTotal() < 1 && System.nanoTime() < deadline) Thread.sleep(5);
-            assertEquals(1, own.counts().parkedTotal());
+            Parked.await(own.counts(), 1);
             own.close();
             client.expectClosed(Duration.ofSeconds(10));
         } finally {

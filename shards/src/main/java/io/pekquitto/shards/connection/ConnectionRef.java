@@ -51,12 +51,7 @@ public final class ConnectionRef {
         }
     }
 
-    /** Whether it is parked (or being resumed): no actor serves it. */
-    public boolean isParked() {
-        return parked != null;
-    }
-
-    /** The state of the current park, or null when live: each park has its own. */
+    /** The state of the current park (also while the shard resumes it), or null when an actor serves it. */
     public Established parked() {
         return parked;
     }

@@ -10,9 +10,9 @@ import java.util.Optional;
  * actor, and what a parked connection keeps in place of one (DESIGN.md, Connections and parking). It is
  * the MQTT state a quiet connection still has: the session, what was negotiated (client id, limits,
  * Keep Alive), both directions' topic aliases, the will and the socket, and no more: not the
- * CONNECT's terms nor the CONNACK's properties, which a connection of 10,000 idle ones pays for. It has no packet reader (a
- * connection parks with no partial packet), no timers and no mailbox; while it is parked, the shard
- * enforces its Keep Alive ({@link ParkedKeepAlives}).
+ * CONNECT's terms nor the CONNACK's properties, which each of 10,000 idle connections would pay for.
+ * It has no packet reader (a connection parks with no partial packet), no timers and no mailbox;
+ * while it is parked, the shard enforces its Keep Alive ({@link ParkedKeepAlives}).
  */
 public final class Established {
     final Transport transport;
@@ -28,8 +28,8 @@ public final class Established {
     final DeliveryWindow window;
 
     Established(Transport transport, PacketWriter writer, InetSocketAddress remote, ProtocolVersion version,
-                     String clientId, Optional<Will> will, long sessionExpiryInterval,
-                     KeepAlive keepAlive, InboundPublish inbound, DeliveryWindow window) {
+                String clientId, Optional<Will> will, long sessionExpiryInterval,
+                KeepAlive keepAlive, InboundPublish inbound, DeliveryWindow window) {
         this.transport = transport;
         this.writer = writer;
         this.remote = remote;

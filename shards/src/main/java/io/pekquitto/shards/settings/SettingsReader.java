@@ -55,7 +55,7 @@ public final class SettingsReader {
             return new BrokerSettings(
                     shards(config),
                     listeners(config, defaults),
-                    (int) Math.min(Integer.MAX_VALUE, config.getBytes(path("max-packet-size"))),
+                    size(config, path("max-packet-size")),
                     config.getInt(path("max-keep-alive")),
                     config.getInt(path("receive-maximum")),
                     config.getInt(path("max-inflight-messages")),
@@ -72,7 +72,7 @@ public final class SettingsReader {
                     config.getString(path("response-information-prefix")),
                     SlowSubscriberPolicy.parse(config.getString(path("slow-subscriber-policy"))),
                     new ParkingSettings(config.getBoolean(path("parking.enabled")), positive(config, path("parking.idle-grace"))),
-                    (int) Math.min(Integer.MAX_VALUE, config.getBytes(path("max-connect-size"))));
+                    size(config, path("max-connect-size")));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -174,6 +174,11 @@ public final class SettingsReader {
                     + config.getValue(path).render() + " (" + origin(config, path) + ")");
         }
         return expiry;
+    }
+
+    /** A size in bytes ("1MiB" or a number); beyond an int it is clamped, for BrokerSettings to refuse. */
+    private static int size(Config config, String path) {
+        return (int) Math.min(Integer.MAX_VALUE, config.getBytes(path));
     }
 
     /** A duration longer than zero. */

@@ -3,10 +3,11 @@ package io.pekquitto.shards.connection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Connect;
@@ -30,7 +31,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -50,8 +50,7 @@ class ConnectionParkingTest {
     private static final BrokerSettings SETTINGS = BrokerSettings.parse("parking.idle-grace = 30s\ntopic-alias-maximum = 5");
 
     private ActorTestKit testKit;
-    private ManualTime manualTime;
-    private final AtomicLong clock = new AtomicLong(1_000_000_000_000L);
+    private final ManualClock clock = new ManualClock();
     private final AtomicInteger resumes = new AtomicInteger();
     private TestProbe<ShardRequest> shard;
     private final FakeTransport transport = new FakeTransport();
@@ -59,26 +58,20 @@ class ConnectionParkingTest {
 
     @BeforeEach
     void start() {
-        testKit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
-        manualTime = ManualTime.get(testKit.system());
+        testKit = clock.testKit();
         shard = testKit.createTestProbe();
         connection = new ConnectionRef(this::resume);
     }
 
     @AfterEach
     void stop() {
-        testKit.shutdownTestKit();
+        clock.shutdown();
     }
 
     /** What the shard does when a parked connection is told something. */
     private void resume(ConnectionRef parked) {
         resumes.incrementAndGet();
-        parked.resumed(testKit.spawn(Connection.resume(SETTINGS, shard.getRef(), parked, parked.parked(), clock::get)));
-    }
-
-    private void advance(Duration duration) {
-        clock.addAndGet(duration.toNanos());
-        manualTime.timePasses(duration);
+        parked.resumed(testKit.spawn(Connection.resume(SETTINGS, shard.getRef(), parked, parked.parked(), clock)));
     }
 
     private void send(Packet packet) {
@@ -87,7 +80,7 @@ class ConnectionParkingTest {
 
     private void connect(BrokerSettings settings, int keepAlive) {
         connection.bind(testKit.spawn(Connection.create(settings, shard.getRef(), connection,
-                new InetSocketAddress("127.0.0.1", 1), clock::get)));
+                new InetSocketAddress("127.0.0.1", 1), clock)));
         connection.tell(new Connection.TransportReady(transport));
         send(new Connect(ProtocolVersion.MQTT_5, "p", true, keepAlive, Optional.empty(), Optional.empty(),
                 Optional.empty(), Properties.builder().set(PropertyId.TOPIC_ALIAS_MAXIMUM, 5).build()));
@@ -106,14 +99,14 @@ class ConnectionParkingTest {
 
     private void expectParked() {
         assertSame(connection, shard.expectMessageClass(ShardRequest.Parked.class).connection());
-        assertTrue(connection.isParked(), "parked");
+        assertNotNull(connection.parked(), "parked");
         assertFalse(transport.closed.get(), "a parked connection keeps its socket");
     }
 
     /** Nothing within a moment of real time, in which the actor would have handled a timer that fired. */
     private void expectLive() {
         shard.expectNoMessage(Duration.ofMillis(50));
-        assertFalse(connection.isParked(), "live");
+        assertNull(connection.parked(), "live");
     }
 
     private static Message message(QoS qos) {
@@ -123,21 +116,21 @@ class ConnectionParkingTest {
     @Test
     void aQuietConnectionParksAfterTheGracePeriodAndNotBefore() {
         connect(SETTINGS, 600);
-        advance(GRACE.minusMillis(1));
+        clock.advance(GRACE.minusMillis(1));
         expectLive();
-        advance(Duration.ofMillis(1));
+        clock.advance(Duration.ofMillis(1));
         expectParked();
     }
 
     @Test
     void aPacketFromTheClientStartsTheGracePeriodAgain() {
         connect(SETTINGS, 600);
-        advance(GRACE.minusSeconds(1));
+        clock.advance(GRACE.minusSeconds(1));
         send(PingReq.INSTANCE);
         assertInstanceOf(PingResp.class, awaitPackets(2).get(1));
-        advance(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
         expectLive();
-        advance(GRACE.minusSeconds(1));
+        clock.advance(GRACE.minusSeconds(1));
         expectParked();
     }
 
@@ -148,7 +141,7 @@ class ConnectionParkingTest {
         send(new Publish("a/b", Binary.EMPTY, QoS.AT_MOST_ONCE, false, false, 0, aliased));
         assertEquals("a/b", shard.expectMessageClass(ShardRequest.Route.class).message().topic());
         shard.expectMessageClass(ShardRequest.ResumeReading.class);  // after routing, the shard lets it read on
-        advance(GRACE);
+        clock.advance(GRACE);
         expectParked();
 
         send(new Publish("", Binary.EMPTY, QoS.AT_MOST_ONCE, false, false, 0, aliased));  // the alias alone
@@ -157,13 +150,13 @@ class ConnectionParkingTest {
         send(PingReq.INSTANCE);
         assertInstanceOf(PingResp.class, awaitPackets(2).get(1));
         assertEquals(1, resumes.get());
-        assertFalse(connection.isParked());
+        assertNull(connection.parked());
     }
 
     @Test
     void aDeliveryResumesAParkedConnection() {
         connect(SETTINGS, 600);
-        advance(GRACE);
+        clock.advance(GRACE);
         expectParked();
         connection.tell(new Connection.Deliver(List.of(message(QoS.AT_MOST_ONCE))));
         assertEquals("t/1", assertInstanceOf(Publish.class, awaitPackets(2).get(1)).topic());
@@ -175,12 +168,12 @@ class ConnectionParkingTest {
         connect(SETTINGS, 600);
         connection.tell(new Connection.Deliver(List.of(message(QoS.AT_LEAST_ONCE))));
         var publish = assertInstanceOf(Publish.class, awaitPackets(2).get(1));
-        advance(GRACE.multipliedBy(3));
+        clock.advance(GRACE.multipliedBy(3));
         expectLive();
         send(new PubAck(publish.packetId(), ReasonCode.SUCCESS, Properties.NONE));
         send(PingReq.INSTANCE);
         assertInstanceOf(PingResp.class, awaitPackets(3).get(2));  // the PUBACK is handled: the grace starts now
-        advance(GRACE);
+        clock.advance(GRACE);
         expectParked();
     }
 
@@ -188,21 +181,21 @@ class ConnectionParkingTest {
     void aPartlyReadPacketKeepsTheConnectionLive() {
         connect(SETTINGS, 600);
         connection.tell(new Connection.BytesReceived(ByteString.fromArray(new byte[] {(byte) 0xC0})));  // half a PINGREQ
-        advance(GRACE.multipliedBy(3));
+        clock.advance(GRACE.multipliedBy(3));
         expectLive();
         connection.tell(new Connection.BytesReceived(ByteString.fromArray(new byte[] {0})));
         assertInstanceOf(PingResp.class, awaitPackets(2).get(1));
-        advance(GRACE);
+        clock.advance(GRACE);
         expectParked();
     }
 
     @Test
     void theKeepAliveOfAParkedConnectionStillEndsIt() {  // [MQTT-3.1.2-24]: the shard's check resumes it
         connect(SETTINGS, 40);
-        advance(GRACE);
+        clock.advance(GRACE);
         expectParked();
-        assertEquals(clock.get() - GRACE.toNanos() + Duration.ofSeconds(60).toNanos(), connection.parked().keepAliveDeadline());
-        advance(Duration.ofSeconds(60).minus(GRACE));
+        assertEquals(clock.getAsLong() - GRACE.toNanos() + Duration.ofSeconds(60).toNanos(), connection.parked().keepAliveDeadline());
+        clock.advance(Duration.ofSeconds(60).minus(GRACE));
         connection.tell(Connection.KeepAliveCheck.INSTANCE);
         assertEquals(ReasonCode.KEEP_ALIVE_TIMEOUT, assertInstanceOf(Disconnect.class, awaitPackets(2).get(1)).reason());
         shard.expectMessageClass(ShardRequest.Release.class);
@@ -215,7 +208,7 @@ class ConnectionParkingTest {
     @Test
     void aParkedConnectionIsTakenOverLikeALiveOne() {  // [MQTT-3.1.4-3]
         connect(SETTINGS, 600);
-        advance(GRACE);
+        clock.advance(GRACE);
         expectParked();
         connection.tell(Connection.TakenOver.INSTANCE);
         assertEquals(ReasonCode.SESSION_TAKEN_OVER, assertInstanceOf(Disconnect.class, awaitPackets(2).get(1)).reason());
@@ -226,7 +219,7 @@ class ConnectionParkingTest {
     @Test
     void withParkingOffAQuietConnectionStaysLive() {
         connect(BrokerSettings.parse("parking.enabled = false"), 600);
-        advance(GRACE.multipliedBy(10));
+        clock.advance(GRACE.multipliedBy(10));
         expectLive();
     }
 }

@@ -2,6 +2,7 @@ package io.pekquitto.shards.connection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -66,7 +67,7 @@ class ConnectionRefTest {
         connection.tell(deliver(1));
         connection.tell(deliver(2));
         assertEquals(List.of(connection), resumeRequests, "one resume, however much is told");
-        assertTrue(connection.isParked(), "parked until the shard has spawned the actor");
+        assertNotNull(connection.parked(), "parked until the shard has spawned the actor");
 
         connection.resumed(second.getRef());
         assertEquals(deliver(1), second.receiveMessage());

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Disconnect;
@@ -22,7 +21,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -42,32 +40,25 @@ class ConnectionTimersTest {
     private static final BrokerSettings SETTINGS = BrokerSettings.parse("parking.enabled = false");
 
     private ActorTestKit testKit;
-    private ManualTime manualTime;
-    private final AtomicLong clock = new AtomicLong(1_000_000_000_000L);
+    private final ManualClock clock = new ManualClock();
     private TestProbe<ShardRequest> shard;
     private final FakeTransport transport = new FakeTransport();
     private ActorRef<Connection.Command> connection;
 
     @BeforeEach
     void start() {
-        testKit = ActorTestKit.create(ManualTime.config().withFallback(ConfigFactory.load()));
-        manualTime = ManualTime.get(testKit.system());
+        testKit = clock.testKit();
         shard = testKit.createTestProbe();
         var ref = TestConnections.unbound();
         connection = testKit.spawn(Connection.create(SETTINGS, shard.getRef(), ref,
-                new InetSocketAddress("127.0.0.1", 1), clock::get));
+                new InetSocketAddress("127.0.0.1", 1), clock));
         ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
     }
 
     @AfterEach
     void stop() {
-        testKit.shutdownTestKit();
-    }
-
-    private void advance(Duration duration) {
-        clock.addAndGet(duration.toNanos());
-        manualTime.timePasses(duration);
+        clock.shutdown();
     }
 
     private void send(Packet packet) {
@@ -113,9 +104,9 @@ class ConnectionTimersTest {
     @Test
     void silenceForOneAndAHalfTimesTheKeepAliveEndsTheConnection() {  // [MQTT-3.1.2-22 (5.0)]
         connect(10);
-        advance(Duration.ofMillis(14_999));
+        clock.advance(Duration.ofMillis(14_999));
         assertStillOpen();
-        advance(Duration.ofMillis(1));
+        clock.advance(Duration.ofMillis(1));
         var disconnect = assertInstanceOf(Disconnect.class, awaitPackets(2).get(1));
         assertEquals(ReasonCode.KEEP_ALIVE_TIMEOUT, disconnect.reason());
         awaitClosed();
@@ -125,12 +116,12 @@ class ConnectionTimersTest {
     @Test
     void anyPacketStartsTheKeepAliveAgain() {  // 3.1.2.10: any Control Packet, PINGREQ among them
         connect(10);
-        advance(Duration.ofSeconds(10));
+        clock.advance(Duration.ofSeconds(10));
         send(PingReq.INSTANCE);
         assertInstanceOf(PingResp.class, awaitPackets(2).get(1));
-        advance(Duration.ofSeconds(10));
+        clock.advance(Duration.ofSeconds(10));
         assertStillOpen();  // 20 s after CONNECT, 10 s after the PINGREQ
-        advance(Duration.ofSeconds(5));
+        clock.advance(Duration.ofSeconds(5));
         assertInstanceOf(Disconnect.class, awaitPackets(3).get(2));
         awaitClosed();
     }
@@ -138,16 +129,16 @@ class ConnectionTimersTest {
     @Test
     void keepAliveZeroTurnsTheCheckOff() {  // 3.1.2.10
         connect(0);
-        advance(Duration.ofHours(2));
+        clock.advance(Duration.ofHours(2));
         assertStillOpen();
     }
 
     @Test
     void noConnectWithinTheConnectTimeoutClosesTheSocket() {
         var timeout = SETTINGS.connectTimeout();
-        advance(timeout.minusMillis(1));
+        clock.advance(timeout.minusMillis(1));
         assertStillOpen();
-        advance(Duration.ofMillis(1));
+        clock.advance(Duration.ofMillis(1));
         awaitClosed();
         assertTrue(transport.packets(ProtocolVersion.MQTT_5).isEmpty(), "nothing is sent before a CONNECT");
         shard.expectNoMessage(Duration.ofMillis(10));
