@@ -1,0 +1,31 @@
+package io.pekquitto.auth;
+
+/**
+ * Decides what an authenticated client may publish and subscribe to. Called on the shard thread of the
+ * connection, from any of the shards at once: an implementation must be thread-safe and must not block.
+ * {@code $SYS} publishing is refused by the broker before an authorizer is asked.
+ */
+public interface Authorizer {
+
+    /** Everything is allowed: the broker with no ACLs. */
+    Authorizer ALLOW_ALL = new Authorizer() {
+        @Override
+        public boolean canPublish(ClientIdentity client, String topic) {
+            return true;
+        }
+
+        @Override
+        public boolean canSubscribe(ClientIdentity client, String filter) {
+            return true;
+        }
+    };
+
+    /** Whether {@code client} may publish to {@code topic} (a valid topic name, no wildcards); wills too. */
+    boolean canPublish(ClientIdentity client, String topic);
+
+    /**
+     * Whether {@code client} may subscribe to {@code filter} (a valid topic filter, without a
+     * {@code $share/GROUP/} prefix): granted only if every topic the filter can match is readable.
+     */
+    boolean canSubscribe(ClientIdentity client, String filter);
+}
