@@ -1,5 +1,6 @@
 package io.pekquitto.auth;
 
+import java.net.InetSocketAddress;
 import java.util.Optional;
 
 /**
@@ -9,9 +10,9 @@ import java.util.Optional;
  * @param username              the User Name of the CONNECT, if any
  * @param password              the Password of the CONNECT, if any (bytes: MQTT 5 allows binary passwords);
  *                              never logged
- * @param address               the client's address, as "host:port"
+ * @param address               the client's address
  * @param certificateCommonName the subject CN of a client certificate verified by a TLS listener that has
  *                              {@code cert-cn-as-username}; empty otherwise
  */
-public record Credentials(String clientId, Optional<String> username, Optional<byte[]> password, String address,
+public record Credentials(String clientId, Optional<String> username, Optional<byte[]> password, InetSocketAddress address,
                           Optional<String> certificateCommonName) {}
