@@ -144,7 +144,7 @@ public class BrokerExtension implements BeforeAllCallback, AfterAllCallback, Bef
         started();
     }
 
-    /** Starts the in-process broker; a subclass may wrap its shards (see {@link Pekquitto#start(BrokerSettings, java.util.function.UnaryOperator)}). */
+    /** Starts the in-process broker; a subclass may wrap its shards (see {@link Pekquitto#start(BrokerSettings, io.pekquitto.auth.Security, java.util.function.UnaryOperator)}). */
     protected Pekquitto startInProcess(BrokerSettings settings) {
         return Pekquitto.start(settings);
     }

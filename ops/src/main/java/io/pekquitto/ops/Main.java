@@ -1,14 +1,19 @@
 package io.pekquitto.ops;
 
+import io.pekquitto.auth.password.PasswdCommand;
+import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
 /**
  * The standalone broker: {@code java -jar pekquitto.jar [-c FILE] [-p PORT] [-v] [-h] [--version]}.
  * A bad command line or configuration prints {@code pekquitto: <message>} on stderr and exits with 1.
+ * {@code java -jar pekquitto.jar passwd [-c] [-b] [-D] FILE USER [PASSWORD]} manages a password file as
+ * {@code mosquitto_passwd} does.
  */
 public final class Main {
 
@@ -25,6 +30,9 @@ public final class Main {
 
     /** Runs the command line; returns the exit status once done (for a broker, once it has stopped). */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 0 && args[0].equals("passwd")) {
+            return PasswdCommand.run(List.of(args).subList(1, args.length), System.in, out, err);
+        }
         CommandLine commandLine;
         BrokerSettings settings;
         try {
@@ -64,13 +72,28 @@ public final class Main {
         var log = LoggerFactory.getLogger(Main.class);
         var broker = Pekquitto.start(settings);
         Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "pekquitto-shutdown"));
-        for (var address : broker.boundAddresses()) {
-            log.info("pekquitto {} listening on [{}:{}]", version(), address.getHostString(), address.getPort());
+        var addresses = broker.boundAddresses();
+        for (int i = 0; i < addresses.size(); i++) {
+            var address = addresses.get(i);
+            log.info("pekquitto {} listening on [{}:{}]{}", version(), address.getHostString(), address.getPort(),
+                    settings.listeners().get(i).tls().isPresent() ? " (TLS)" : "");
         }
+        log.info(access(settings.auth()));
         if (broker.boundAddresses().stream().allMatch(address -> address.getAddress().isLoopbackAddress())) {
             log.info("Local only: clients on other machines cannot connect. To accept them, configure a listener "
                     + "with a host (e.g. listeners = [{ host = \"0.0.0.0\", port = 1883 }]) and authentication.");
         }
         broker.awaitTermination();
+    }
+
+    /** Who may connect and what they may do, in one line: what an operator checks first. */
+    static String access(AuthSettings auth) {
+        var who = auth.passwordFile().map(file -> "users of " + file).orElse("any username")
+                + (auth.allowAnonymous() ? " and anonymous clients" : "; anonymous clients refused");
+        var what = !auth.hasAcl() ? "may publish and subscribe anywhere (no ACL)"
+                : "may do what the ACL" + auth.aclFile().map(file -> " in " + file).orElse("")
+                        + (auth.acl().isEmpty() ? "" : auth.aclFile().isPresent() ? " and auth.acl" : " in auth.acl")
+                        + " grants";
+        return "Clients: " + who + " " + what;
     }
 }

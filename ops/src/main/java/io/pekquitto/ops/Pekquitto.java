@@ -1,6 +1,7 @@
 package io.pekquitto.ops;
 
 import com.typesafe.config.ConfigFactory;
+import io.pekquitto.auth.Security;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.connection.ShardMessage;
@@ -20,7 +21,8 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 /**
  * A running broker in its own actor system: the standalone entry point behind {@code Main} and the
  * simplest way to embed pekquitto. Teams with their own {@code ActorSystem} spawn
- * {@link Broker#create(BrokerSettings)} instead, with {@link Broker#dispatcherConfig(int)} in its config.
+ * {@link Broker#create(BrokerSettings, Security)} instead, with {@link Broker#dispatcherConfig(int)} in its
+ * config.
  */
 public final class Pekquitto implements AutoCloseable {
     private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);
@@ -37,16 +39,29 @@ public final class Pekquitto implements AutoCloseable {
     }
 
     /**
-     * Starts the broker and returns once every listener is bound.
+     * Starts the broker with the password and ACL files of {@code settings.auth()} and returns once every
+     * listener is bound.
      *
-     * @throws IllegalStateException if a listener cannot be bound (the message names it)
+     * @throws IllegalStateException    if a listener cannot be bound or its TLS files cannot be used (the
+     *                                  message names the listener and the file)
+     * @throws IllegalArgumentException if a password or ACL file cannot be read (the message names the
+     *                                  file and the line)
      */
     public static Pekquitto start(BrokerSettings settings) {
-        return start(settings, UnaryOperator.identity());
+        return start(settings, settings.auth().readSecurity());
+    }
+
+    /**
+     * Starts the broker with an embedder's own {@code security} (its {@code auth} settings unused) and
+     * returns once every listener is bound.
+     */
+    public static Pekquitto start(BrokerSettings settings, Security security) {
+        return start(settings, security, UnaryOperator.identity());
     }
 
     /** Starts the broker with each shard's behaviour wrapped by {@code aroundShard} (see {@link Broker#create}). */
-    public static Pekquitto start(BrokerSettings settings, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+    public static Pekquitto start(BrokerSettings settings, Security security,
+                                  UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigLoader.actorSystemConfig());
         if (settings.shards() == 1) {
             // Pekko's TCP connection actors on the shard's own thread: a read or a write no longer hops
@@ -56,7 +71,7 @@ public final class Pekquitto implements AutoCloseable {
             config = ConfigFactory.parseMap(Map.of("pekko.io.tcp.worker-dispatcher", Broker.dispatcherPath(0)))
                     .withFallback(config);
         }
-        var system = ActorSystem.create(Broker.create(settings, aroundShard), "pekquitto", config);
+        var system = ActorSystem.create(Broker.create(settings, security, aroundShard), "pekquitto", config);
         try {
             var bound = AskPattern.<Broker.Command, Broker.Bound>ask(
                             system, Broker.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())

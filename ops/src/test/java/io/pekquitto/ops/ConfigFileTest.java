@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
@@ -44,6 +45,11 @@ class ConfigFileTest {
             max-session-expiry = 1h
             connect-timeout = 3s
             parking { idle-grace = 5s }
+            partial-packet-budget = 8MiB
+            auth {
+              password-file = "/etc/pekquitto/passwd"
+              acl = [ "user alice", "topic readwrite home/#" ]
+            }
             """;
 
     private static final String TOML = """
@@ -60,8 +66,14 @@ class ConfigFileTest {
             max-session-expiry = "1h"
             connect-timeout = "3s"
 
+            partial-packet-budget = "8MiB"
+
             [parking]
             idle-grace = "5s"
+
+            [auth]
+            password-file = "/etc/pekquitto/passwd"
+            acl = [ "user alice", "topic readwrite home/#" ]
 
             [[listeners]]
             host = "127.0.0.1"
@@ -78,7 +90,8 @@ class ConfigFileTest {
               "max-inflight-messages": 5, "max-queued-messages": 100, "queue-qos0-messages": true,
               "retain-available": false, "max-qos": 1, "topic-alias-maximum": 0,
               "max-session-expiry": "1h", "connect-timeout": "3s",
-              "parking": { "idle-grace": "5s" } }
+              "parking": { "idle-grace": "5s" }, "partial-packet-budget": "8MiB",
+              "auth": { "password-file": "/etc/pekquitto/passwd", "acl": [ "user alice", "topic readwrite home/#" ] } }
             """;
 
     private Path write(String name, String content) throws IOException {
@@ -95,7 +108,9 @@ class ConfigFileTest {
                 List.of(new ListenerSettings("127.0.0.1", 1884), new ListenerSettings("0.0.0.0", 8883)),
                 65536, 600, 10, 5, 100, true, false, 1, 0, Duration.ofHours(1), Duration.ofSeconds(3),
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
-                new ParkingSettings(true, Duration.ofSeconds(5)), 16_384);
+                new ParkingSettings(true, Duration.ofSeconds(5)), 16_384, 8 << 20,
+                new AuthSettings(Optional.of(Path.of("/etc/pekquitto/passwd")), false, Optional.empty(),
+                        List.of("user alice", "topic readwrite home/#")));
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

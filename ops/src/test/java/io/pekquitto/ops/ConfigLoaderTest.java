@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
@@ -46,7 +47,8 @@ class ConfigLoaderTest {
         assertEquals(new BrokerSettings(shards, List.of(new ListenerSettings("127.0.0.1", 1883)), 1_048_576, 65_535,
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
-                new ParkingSettings(true, Duration.ofSeconds(30)), 16_384), settings);
+                new ParkingSettings(true, Duration.ofSeconds(30)), 16_384, Runtime.getRuntime().maxMemory() / 4,
+                new AuthSettings(Optional.empty(), true, Optional.empty(), List.of())), settings);
         assertEquals(BrokerSettings.defaults(), settings);
     }
 

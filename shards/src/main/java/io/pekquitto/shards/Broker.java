@@ -2,6 +2,7 @@ package io.pekquitto.shards;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.pekquitto.auth.Security;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -93,19 +94,32 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         return 2 * shards <= processors ? SPIN : Duration.ZERO;
     }
 
+    /**
+     * A broker whose clients are checked against the password and ACL files of {@code settings.auth()},
+     * read now.
+     *
+     * @throws IllegalArgumentException if a file cannot be read (the message names the file and the line)
+     */
     public static Behavior<Command> create(BrokerSettings settings) {
-        return create(settings, UnaryOperator.identity());
+        return create(settings, settings.auth().readSecurity(), UnaryOperator.identity());
+    }
+
+    /** A broker whose clients are authenticated and authorized by an embedder's {@code security}. */
+    public static Behavior<Command> create(BrokerSettings settings, Security security) {
+        return create(settings, security, UnaryOperator.identity());
     }
 
     /**
      * The broker, with each shard's behaviour wrapped by {@code aroundShard} inside its supervisor: an
      * interceptor for monitoring, say, or a test's injected failure.
      */
-    public static Behavior<Command> create(BrokerSettings settings, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
-        return Behaviors.setup(context -> new Broker(context, settings, aroundShard));
+    public static Behavior<Command> create(BrokerSettings settings, Security security,
+                                           UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+        return Behaviors.setup(context -> new Broker(context, settings, security, aroundShard));
     }
 
-    private Broker(ActorContext<Command> context, BrokerSettings settings, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+    private Broker(ActorContext<Command> context, BrokerSettings settings, Security security,
+                   UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         super(context);
         this.settings = settings;
         this.counts = new ShardCounts(settings.shards());
@@ -113,7 +127,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
             var shard = Behaviors.supervise(aroundShard.apply(
-                            Shard.create(settings, dispatcher, mesh, counts, System::nanoTime)))
+                            Shard.create(settings, security, dispatcher, mesh, counts, System::nanoTime)))
                     .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }

@@ -1,8 +1,10 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.auth.Security;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.connection.ShardEnvironment;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.Transport;
@@ -20,10 +22,12 @@ import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.tcp.ListenerTls;
 import io.pekquitto.shards.tcp.ShardSockets;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -59,7 +63,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public sealed interface Command extends ShardMessage {}
 
     /** A new TCP connection from a listener, to be served by this shard. */
-    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote) implements Command {}
+    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote, Optional<ListenerTls> tls)
+            implements Command {}
 
     /** From the Broker: this shard's index and every shard of the broker, itself included. */
     public record Peers(int index, List<ActorRef<ShardMessage>> shards) implements Command {}
@@ -94,6 +99,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final org.apache.pekko.actor.ActorRef sockets;
     private final ShardCounts counts;
     private final LongSupplier clock;
+    /** What the shard's connections share. */
+    private final ShardEnvironment environment;
     private final Sessions<ConnectionRef> sessions;
     private final ReleaseDraining<ConnectionRef> draining = new ReleaseDraining<>();
     private final TopicRoutes routes = new TopicRoutes();
@@ -112,18 +119,19 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
      * @param counts              connections and parked connections per shard
      * @param clock               the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
      */
-    public static Behavior<ShardMessage> create(BrokerSettings settings, String dispatcher,
+    public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, String dispatcher,
                                                 AtomicReference<List<ActorRef<ShardMessage>>> shards,
                                                 ShardCounts counts, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Shard(context, timers, settings, dispatcher, shards, counts, clock)));
+                timers -> new Shard(context, timers, settings, security, dispatcher, shards, counts, clock)));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
-                  String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
+                  Security security, String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
                   ShardCounts counts, LongSupplier clock) {
         super(context);
         this.settings = settings;
+        this.environment = ShardEnvironment.of(settings, security, clock);
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
@@ -177,8 +185,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onAccept(Accept accept) {
         var connection = new ConnectionRef(resumer);
-        connection.bind(spawn(Connection.create(settings, getContext().getSelf().narrow(), connection, accept.remote(), clock), connection));
-        sockets.tell(new ShardSockets.Adopt(accept.socket(), connection), org.apache.pekko.actor.ActorRef.noSender());
+        connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote()), connection));
+        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls()),
+                org.apache.pekko.actor.ActorRef.noSender());
         return this;
     }
 
@@ -192,7 +201,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         var state = connection.parked();
         if (state == null) return this;
         parked.resumed(mesh.index());
-        connection.resumed(spawn(Connection.resume(settings, getContext().getSelf().narrow(), connection, state, clock), connection));
+        connection.resumed(spawn(Connection.resume(environment, getContext().getSelf().narrow(), connection, state), connection));
         return this;
     }
 

@@ -1,8 +1,12 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.auth.tls.TlsConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.tcp.ListenerTls;
+import io.pekquitto.shards.tcp.TlsFiles;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Optional;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
@@ -25,6 +29,7 @@ final class TcpListener extends AbstractActor {
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
     private ActorRef listener;
     private int acceptsLeft;
+    private Optional<ListenerTls> tls = Optional.empty();
 
     static Props props(int index, ListenerSettings settings, ShardPlacement placement,
                        org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
@@ -41,6 +46,17 @@ final class TcpListener extends AbstractActor {
 
     @Override
     public void preStart() {
+        if (settings.tls().isPresent()) {
+            try {
+                // Read before binding: a bad file stops the broker at start, naming the file.
+                tls = Optional.of(TlsFiles.load(settings.tls().get()));
+            } catch (TlsConfigurationException e) {
+                broker.tell(new Broker.ListenerFailed(index, "listener " + settings.host() + ":" + settings.port()
+                        + ": " + e.getMessage()));
+                getContext().stop(getSelf());
+                return;
+            }
+        }
         var address = new InetSocketAddress(settings.host(), settings.port());
         Tcp.get(getContext().getSystem()).manager().tell(
                 TcpMessage.bind(getSelf(), address, 1024, List.of(TcpSO.tcpNoDelay(true)), true), getSelf());
@@ -60,7 +76,7 @@ final class TcpListener extends AbstractActor {
                     getContext().stop(getSelf());
                 })
                 .match(Tcp.Connected.class, connected -> {
-                    placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress()));
+                    placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(), tls));
                     if (--acceptsLeft == 0) resumeAccepting();
                 })
                 .build();

@@ -3,6 +3,7 @@ package io.pekquitto.shards;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.auth.Security;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
@@ -51,7 +52,7 @@ class ShardTimersTest {
     @BeforeEach
     void start() {
         testKit = clock.testKit();
-        shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), "pekko.actor.default-dispatcher",
+        shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), Security.OPEN, "pekko.actor.default-dispatcher",
                 new AtomicReference<>(), new ShardCounts(1), clock), "shard");
         shard.tell(new Shard.Peers(0, List.of(shard)));
     }

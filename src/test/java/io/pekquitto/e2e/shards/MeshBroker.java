@@ -85,7 +85,7 @@ final class MeshBroker extends BrokerExtension {
     /** The broker, its shards wrapped to fail on an {@link InjectedFailure}. */
     @Override
     protected Pekquitto startInProcess(BrokerSettings settings) {
-        return Pekquitto.start(settings, shard -> Behaviors.intercept(FailOnDemand::new, shard));
+        return Pekquitto.start(settings, settings.auth().readSecurity(), shard -> Behaviors.intercept(FailOnDemand::new, shard));
     }
 
     /** The shard the next accepted connection goes to. */

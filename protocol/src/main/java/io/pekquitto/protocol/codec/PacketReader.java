@@ -124,6 +124,11 @@ public final class PacketReader {
         return frames.hasPartialFrame();
     }
 
+    /** Bytes allocated for an unfinished packet (capacity, not content): what a client makes the reader hold. */
+    public int bytesHeld() {
+        return frames.bytesHeld();
+    }
+
     /** Runs at a frame's first byte; the version is known by then, as a CONNECT frame is read whole first. */
     private void checkType(PacketType type) {
         if (serverSide && !connectSeen && type != PacketType.CONNECT) {

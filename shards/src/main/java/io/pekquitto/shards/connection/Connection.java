@@ -1,5 +1,6 @@
 package io.pekquitto.shards.connection;
 
+import io.pekquitto.auth.Authorizer;
 import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.MalformedPacketException;
@@ -96,6 +97,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
 
     private final BrokerSettings settings;
+    private final Authorizer authorizer;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     private final TimerScheduler<Command> timers;
@@ -115,34 +117,33 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private boolean parked;
 
     /** A new connection: the handshake first ({@link ConnectionHandshake}). */
-    public static Behavior<Command> create(BrokerSettings settings, ActorRef<ShardRequest> shard, ConnectionRef self,
-                                           InetSocketAddress remote, LongSupplier clock) {
+    public static Behavior<Command> create(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
+                                           InetSocketAddress remote) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new ConnectionHandshake(context, timers, settings, shard, self, remote, clock)));
+                timers -> new ConnectionHandshake(context, timers, environment, shard, self, remote)));
     }
 
     /** A parked connection that is told something: it goes on where it parked, and the command follows. */
-    public static Behavior<Command> resume(BrokerSettings settings, ActorRef<ShardRequest> shard, ConnectionRef self,
-                                           Established parked, LongSupplier clock) {
+    public static Behavior<Command> resume(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
+                                           Established parked) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
-            var reader = PacketReader.forServerAfterConnect(settings.maxPacketSize(), parked.version);
-            var connection = new Connection(context, timers, settings, shard, self, clock, parked,
-                    new PacketSource(reader, parked.transport));
+            var reader = PacketReader.forServerAfterConnect(environment.settings().maxPacketSize(), parked.version);
+            var connection = new Connection(context, timers, environment, shard, self, parked,
+                    new PacketSource(reader, parked.transport, environment.partialPackets()));
             connection.startTimers();
             return connection;
         }));
     }
 
-    /** @param clock the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own) */
-    Connection(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
-               ActorRef<ShardRequest> shard, ConnectionRef self, LongSupplier clock, Established state,
-               PacketSource packets) {
+    Connection(ActorContext<Command> context, TimerScheduler<Command> timers, ShardEnvironment environment,
+               ActorRef<ShardRequest> shard, ConnectionRef self, Established state, PacketSource packets) {
         super(context);
-        this.settings = settings;
+        this.settings = environment.settings();
+        this.authorizer = environment.security().authorizer();
         this.shard = shard;
         this.self = self;
         this.timers = timers;
-        this.clock = clock;
+        this.clock = environment.clock();
         this.state = state;
         this.packets = packets;
         this.writer = state.writer;
@@ -182,7 +183,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         writer.cork();
         writer.accept(new ConnAck(sessionPresent, ReasonCode.SUCCESS, connAckProperties));
         getContext().getLog().debug("[{}] connected from [{}] ({}, session present {})",
-                clientId, state.remote, state.version, sessionPresent);
+                clientId, state.identity.address(), state.version, sessionPresent);
         congestion(sessionPresent ? window.resume(now) : window.drain(now));
         var next = readPackets();
         writer.uncork();
@@ -278,7 +279,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onSubscribe(Subscribe subscribe) {
-        var outcome = SubscribeChecks.check(subscribe, state.version, settings.maxQos());
+        var outcome = SubscribeChecks.check(subscribe, state.version, settings.maxQos(),
+                filter -> authorizer.canSubscribe(state.identity, filter));
         if (outcome instanceof SubscribeChecks.Violation violation) return disconnect(violation.reason(), violation.why());
         var checked = (SubscribeChecks.Checked) outcome;
         shard.tell(new ShardRequest.Subscribe(clientId, subscribe.packetId(), checked.reasons(), checked.requests(), self));
@@ -439,6 +441,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onPostStop() {
         if (!parked) state.transport.close();  // a parked connection keeps its socket
+        packets.release();
         return this;
     }
 }

@@ -1,14 +1,18 @@
 package io.pekquitto.shards.connection;
 
+import io.pekquitto.auth.Authentication;
+import io.pekquitto.auth.ClientIdentity;
+import io.pekquitto.auth.Credentials;
+import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
 import io.pekquitto.protocol.codec.PacketReader;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
-import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -19,8 +23,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * A connection until its CONNACK: the CONNECT, its negotiation ({@link ConnectNegotiation}) and the
- * wait for the session while the shard claims it. Once the shard answers {@link Connection.Attached},
+ * A connection until its CONNACK: the CONNECT, its negotiation ({@link ConnectNegotiation}), its
+ * authentication and the ACL check of its will, and the wait for the session while the shard claims it. Once the shard answers {@link Connection.Attached},
  * the same actor goes on as a {@link Connection}. A connection closed while attaching stays until the
  * shard answers: with the session, which then goes straight back, or with
  * {@link Connection.TakenOver}, and then there is none.
@@ -29,12 +33,12 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     private enum Phase { AWAITING_CONNECT, ATTACHING, CLOSED_WHILE_ATTACHING }
 
+    private final ShardEnvironment environment;
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     private final InetSocketAddress remote;
     private final TimerScheduler<Connection.Command> timers;
-    private final LongSupplier clock;
 
     private Transport transport;
     private PacketSource packets;
@@ -42,18 +46,19 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private Phase phase = Phase.AWAITING_CONNECT;
     private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
     private ConnectNegotiation.Terms terms;
+    private ClientIdentity identity;
     private Optional<Will> will = Optional.empty();
 
     ConnectionHandshake(ActorContext<Connection.Command> context, TimerScheduler<Connection.Command> timers,
-                        BrokerSettings settings, ActorRef<ShardRequest> shard, ConnectionRef self,
-                        InetSocketAddress remote, LongSupplier clock) {
+                        ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
+                        InetSocketAddress remote) {
         super(context);
-        this.settings = settings;
+        this.environment = environment;
+        this.settings = environment.settings();
         this.shard = shard;
         this.self = self;
         this.remote = remote;
         this.timers = timers;
-        this.clock = clock;
         timers.startSingleTimer(Connection.ConnectTimeout.INSTANCE, settings.connectTimeout());
     }
 
@@ -74,7 +79,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Connection.Command> onTransportReady(Connection.TransportReady ready) {
         transport = ready.transport();
-        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize(), settings.maxConnectSize()), transport);
+        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize(), settings.maxConnectSize()), transport,
+                environment.partialPackets());
         writer = new PacketWriter(transport);
         transport.readMore();
         return this;
@@ -107,26 +113,39 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         version = connect.version();
         writer.version(version);
         var outcome = ConnectNegotiation.negotiate(connect, settings);
-        if (outcome.terms().isEmpty()) {
-            getContext().getLog().debug("[{}] CONNECT refused: [{}] {}", connect.clientId(), outcome.refusal(), outcome.why());
-            writer.accept(ConnectNegotiation.refusal(outcome.refusal()));
-            return closeNow();
-        }
+        if (outcome.terms().isEmpty()) return refuse(connect.clientId(), outcome.refusal(), outcome.why());
         terms = outcome.terms().get();
+        var authentication = environment.security().authenticator().authenticate(new Credentials(terms.clientId(),
+                connect.username(), connect.password().map(Binary::toByteArray), remote, transport.peerCommonName()));
+        if (authentication instanceof Authentication.Refused refused) {
+            return refuse(terms.clientId(), refused.refusal() == Authentication.Refusal.BAD_USERNAME_OR_PASSWORD
+                    ? ReasonCode.BAD_USER_NAME_OR_PASSWORD : ReasonCode.NOT_AUTHORIZED, refused.why());
+        }
+        identity = new ClientIdentity(terms.clientId(), ((Authentication.Allowed) authentication).username(), remote);
         will = connect.will();
+        // Wills are publishes: the ACLs judge them at CONNECT, when the client can still be told.
+        if (will.isPresent() && !environment.security().authorizer().canPublish(identity, will.get().topic())) {
+            return refuse(terms.clientId(), ReasonCode.NOT_AUTHORIZED, "the ACLs do not allow the will's topic");
+        }
         timers.cancel(Connection.ConnectTimeout.INSTANCE);
         phase = Phase.ATTACHING;
         shard.tell(new ShardRequest.Attach(terms.clientId(), connect.cleanStart(), terms.sessionExpiryInterval(), self));
         return this;
     }
 
+    private Behavior<Connection.Command> refuse(String clientId, ReasonCode reason, String why) {
+        getContext().getLog().debug("[{}] CONNECT refused: [{}] {}", clientId, reason, why);
+        writer.accept(ConnectNegotiation.refusal(reason));
+        return closeNow();
+    }
+
     /** The session is here: the connection goes on as a {@link Connection}, or hands it straight back if closed. */
     private Behavior<Connection.Command> onAttached(Connection.Attached attached) {
-        var state = new Established(transport, writer, remote, version, terms.clientId(), will, terms.sessionExpiryInterval(),
-                new KeepAlive(terms.keepAliveSeconds(), clock.getAsLong()),
-                new InboundPublish(settings, version, terms.problemInformation()),
+        var state = new Established(transport, writer, version, identity, will, terms.sessionExpiryInterval(),
+                new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
+                new InboundPublish(settings, version, terms.problemInformation(), environment.security().authorizer(), identity),
                 new DeliveryWindow(attached.session(), terms, version, settings, writer));
-        var connection = new Connection(getContext(), timers, settings, shard, self, clock, state, packets);
+        var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
         return connection.start(attached.sessionPresent(), terms.connAckProperties());
     }
@@ -157,6 +176,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Connection.Command> onPostStop() {
         if (transport != null) transport.close();
+        if (packets != null) packets.release();
         return this;
     }
 }

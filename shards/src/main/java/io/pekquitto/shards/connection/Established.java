@@ -1,8 +1,8 @@
 package io.pekquitto.shards.connection;
 
+import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.Will;
-import java.net.InetSocketAddress;
 import java.util.Optional;
 
 /**
@@ -17,9 +17,9 @@ import java.util.Optional;
 public final class Established {
     final Transport transport;
     final PacketWriter writer;
-    final InetSocketAddress remote;
     final ProtocolVersion version;
-    final String clientId;
+    /** The client as the ACLs see it: its client id, the user it authenticated as, its address. */
+    final ClientIdentity identity;
     final Optional<Will> will;
     /** As negotiated, or as a DISCONNECT changed it. */
     long sessionExpiryInterval;
@@ -27,14 +27,13 @@ public final class Established {
     final InboundPublish inbound;
     final DeliveryWindow window;
 
-    Established(Transport transport, PacketWriter writer, InetSocketAddress remote, ProtocolVersion version,
-                String clientId, Optional<Will> will, long sessionExpiryInterval,
+    Established(Transport transport, PacketWriter writer, ProtocolVersion version,
+                ClientIdentity identity, Optional<Will> will, long sessionExpiryInterval,
                 KeepAlive keepAlive, InboundPublish inbound, DeliveryWindow window) {
         this.transport = transport;
         this.writer = writer;
-        this.remote = remote;
         this.version = version;
-        this.clientId = clientId;
+        this.identity = identity;
         this.will = will;
         this.sessionExpiryInterval = sessionExpiryInterval;
         this.keepAlive = keepAlive;
@@ -43,7 +42,7 @@ public final class Established {
     }
 
     public String clientId() {
-        return clientId;
+        return identity.clientId();
     }
 
     /** When the client's Keep Alive runs out on the broker's nanosecond clock, or {@link Long#MAX_VALUE} without one. */

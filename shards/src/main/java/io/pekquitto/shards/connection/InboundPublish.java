@@ -1,5 +1,7 @@
 package io.pekquitto.shards.connection;
 
+import io.pekquitto.auth.Authorizer;
+import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.Properties;
@@ -22,7 +24,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The rules for a PUBLISH from the client (3.3) and the PUBREL that completes a QoS 2 one: topic
- * aliases, the server's maximum QoS and retain support, the Payload Format Indicator, and exactly-once
+ * aliases, the server's maximum QoS and retain support, the Payload Format Indicator, the ACLs, and exactly-once
  * receipt of QoS 2 (method B, 4.3.3: delivered onwards at once, a resend only acknowledged). Each
  * PUBLISH is routed with its acknowledgement, refused with a reason code, or ends the connection.
  */
@@ -44,11 +46,16 @@ final class InboundPublish {
     private final ProtocolVersion version;
     private final boolean problemInformation;
     private final InboundTopicAliases topicAliases;
+    private final Authorizer authorizer;
+    private final ClientIdentity client;
 
-    InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation) {
+    InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation, Authorizer authorizer,
+                   ClientIdentity client) {
         this.settings = settings;
         this.version = version;
         this.problemInformation = problemInformation;
+        this.authorizer = authorizer;
+        this.client = client;
         this.topicAliases = new InboundTopicAliases(version.hasProperties() ? settings.topicAliasMaximum() : 0);
     }
 
@@ -76,7 +83,8 @@ final class InboundPublish {
             return new Violation(ReasonCode.PROTOCOL_ERROR, "empty topic name without a topic alias");
         }
         if (!TopicName.isValid(topic)) return new Violation(ReasonCode.TOPIC_NAME_INVALID, "invalid topic name");
-        if (TopicName.isBrokers(topic)) return refuseBrokersTopic(publish);
+        if (TopicName.isBrokers(topic)) return refuseNotAuthorized(publish, "$SYS topics are the broker's");
+        if (!authorizer.canPublish(client, topic)) return refuseNotAuthorized(publish, "the ACLs do not allow it");
         if (publish.qos().value() > settings.maxQos()) {
             return new Violation(ReasonCode.QOS_NOT_SUPPORTED, "QoS above the server maximum");  // [MQTT-3.2.2-11]
         }
@@ -110,12 +118,12 @@ final class InboundPublish {
     }
 
     /**
-     * A client never publishes to {@code $SYS} ({@link TopicName#isBrokers}): not routed, not retained.
-     * MQTT 5 acknowledges with 0x87 Not authorized; QoS 0, and 3.1.1 which has no reason codes, get
-     * the acknowledgement their QoS needs and the message is dropped, as a server may (3.3.5).
+     * A publish the client may not make: to {@code $SYS} ({@link TopicName#isBrokers}), or one the ACLs
+     * refuse. Not routed, not retained. MQTT 5 acknowledges with 0x87 Not authorized; QoS 0, and 3.1.1
+     * which has no reason codes, get the acknowledgement their QoS needs and the message is dropped, as a
+     * server may (3.3.5).
      */
-    private Outcome refuseBrokersTopic(Publish publish) {
-        var why = "$SYS topics are the broker's";
+    private Outcome refuseNotAuthorized(Publish publish, String why) {
         int id = publish.packetId();
         boolean reasons = version.hasProperties();
         return switch (publish.qos()) {

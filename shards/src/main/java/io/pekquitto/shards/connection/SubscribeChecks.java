@@ -9,11 +9,13 @@ import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.shards.session.SubscribeRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The rules for a SUBSCRIBE (3.8) before the shard applies it: one reason code per filter, in order
  * ([MQTT-3.9.3-1]); an invalid filter is refused alone (0x8F); the granted QoS is capped by the
- * server's maximum; No Local on a shared subscription ends the connection ([MQTT-3.8.3-4]).
+ * server's maximum; No Local on a shared subscription ends the connection ([MQTT-3.8.3-4]); a filter
+ * the ACLs do not let the client read is refused alone (0x87 Not authorized, 0x80 in 3.1.1).
  */
 final class SubscribeChecks {
 
@@ -28,7 +30,11 @@ final class SubscribeChecks {
 
     private SubscribeChecks() {}
 
-    static Outcome check(Subscribe subscribe, ProtocolVersion version, int maxQos) {
+    /**
+     * @param readable whether the client may subscribe to a filter (given without its {@code $share/GROUP/}
+     *                 prefix): the {@link io.pekquitto.auth.Authorizer}'s answer
+     */
+    static Outcome check(Subscribe subscribe, ProtocolVersion version, int maxQos, Predicate<String> readable) {
         int subscriptionId = 0;
         if (version.hasProperties() && !subscribe.properties().subscriptionIdentifiers().isEmpty()) {
             subscriptionId = subscribe.properties().subscriptionIdentifiers().get(0);
@@ -42,6 +48,8 @@ final class SubscribeChecks {
                 reasons.add(ReasonCode.TOPIC_FILTER_INVALID);  // 3.1.1 encodes it as 0x80
             } else if (TopicFilter.isShared(filter) && options.noLocal()) {
                 return new Violation(ReasonCode.PROTOCOL_ERROR, "No Local on a shared subscription");
+            } else if (!readable.test(TopicFilter.isShared(filter) ? TopicFilter.sharedFilterTopic(filter) : filter)) {
+                reasons.add(ReasonCode.NOT_AUTHORIZED);
             } else {
                 var granted = QoS.min(options.maximumQos(), QoS.of(maxQos));
                 requests.add(new SubscribeRequest(filter, new SubscriptionOptions(granted, options.noLocal(),

@@ -1,5 +1,6 @@
 package io.pekquitto.shards.connection;
 
+import java.util.Optional;
 import org.apache.pekko.util.ByteString;
 
 /**
@@ -20,4 +21,12 @@ public interface Transport {
 
     /** Bytes written but not yet handed to the socket: the measure of a slow reader. */
     long bufferedBytes();
+
+    /**
+     * The subject CN of the client's certificate, if a TLS listener with {@code cert-cn-as-username}
+     * verified one: it may stand for the username.
+     */
+    default Optional<String> peerCommonName() {
+        return Optional.empty();
+    }
 }

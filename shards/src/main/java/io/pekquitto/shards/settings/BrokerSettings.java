@@ -41,6 +41,9 @@ import java.util.Objects;
  *                              ({@code pekquitto.slow-subscriber-policy})
  * @param parking               whether and when idle connections give up their actor ({@code pekquitto.parking})
  * @param maxConnectSize        largest CONNECT accepted, before authentication ({@code pekquitto.max-connect-size})
+ * @param partialPacketBudget   bytes all connections may hold together in packets not fully received,
+ *                              an equal share per shard ({@code pekquitto.partial-packet-budget}); past it, 0x97
+ * @param auth                  password file, anonymous access and ACLs ({@code pekquitto.auth})
  */
 public record BrokerSettings(
         int shards,
@@ -62,7 +65,9 @@ public record BrokerSettings(
         String responseInformationPrefix,
         SlowSubscriberPolicy slowSubscriberPolicy,
         ParkingSettings parking,
-        int maxConnectSize) {
+        int maxConnectSize,
+        long partialPacketBudget,
+        AuthSettings auth) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -75,12 +80,14 @@ public record BrokerSettings(
         Objects.requireNonNull(responseInformationPrefix, "responseInformationPrefix");
         Objects.requireNonNull(slowSubscriberPolicy, "slowSubscriberPolicy");
         Objects.requireNonNull(parking, "parking");
+        Objects.requireNonNull(auth, "auth");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,
                 "max-packet-size must be 2.." + PROTOCOL_MAX_PACKET_SIZE + ", not " + maxPacketSize);
         require(maxConnectSize >= 2 && maxConnectSize <= PROTOCOL_MAX_PACKET_SIZE,
                 "max-connect-size must be 2.." + PROTOCOL_MAX_PACKET_SIZE + ", not " + maxConnectSize);
+        require(partialPacketBudget > 0, "partial-packet-budget must be more than 0, not " + partialPacketBudget);
         require(maxKeepAlive >= 0 && maxKeepAlive <= 65_535, "max-keep-alive must be 0..65535, not " + maxKeepAlive);
         require(receiveMaximum >= 1 && receiveMaximum <= 65_535, "receive-maximum must be 1..65535, not " + receiveMaximum);
         require(maxInflightMessages >= 1 && maxInflightMessages <= 65_535,

@@ -7,9 +7,9 @@ import com.typesafe.config.ConfigList;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueFactory;
 import com.typesafe.config.ConfigValueType;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
@@ -50,11 +50,13 @@ public final class SettingsReader {
     /** Reads the settings from {@code config}, which holds the {@link #defaults} under what overrides them. */
     public static BrokerSettings read(Config config) {
         var defaults = DEFAULTS.getObject(ROOT);
-        checkKnownKeys(config.getObject(ROOT), defaults, ROOT);
+        // Each listener is checked against listener-defaults, which has every key a listener may have.
+        var known = defaults.withValue("listeners", ConfigValueFactory.fromIterable(List.of(defaults.get("listener-defaults"))));
+        checkKnownKeys(config.getObject(ROOT), known, ROOT);
         try {
             return new BrokerSettings(
                     shards(config),
-                    listeners(config, defaults),
+                    ListenersReader.read(config, path("listeners"), path("listener-defaults")),
                     size(config, path("max-packet-size")),
                     config.getInt(path("max-keep-alive")),
                     config.getInt(path("receive-maximum")),
@@ -72,7 +74,9 @@ public final class SettingsReader {
                     config.getString(path("response-information-prefix")),
                     SlowSubscriberPolicy.parse(config.getString(path("slow-subscriber-policy"))),
                     new ParkingSettings(config.getBoolean(path("parking.enabled")), positive(config, path("parking.idle-grace"))),
-                    size(config, path("max-connect-size")));
+                    size(config, path("max-connect-size")),
+                    partialPacketBudget(config),
+                    AuthSettingsReader.read(config, path("auth")));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -138,34 +142,6 @@ public final class SettingsReader {
         }
     }
 
-    private static List<ListenerSettings> listeners(Config config, ConfigObject defaults) {
-        var path = path("listeners");
-        var entries = config.getObjectList(path);
-        if (entries.isEmpty()) {
-            throw new ConfigurationException(path + " needs at least one listener (" + origin(config, path) + ")");
-        }
-        // A listener gives only what differs from listener-defaults, e.g. `[[listeners]] port = 8883`.
-        var template = config.getObject(path("listener-defaults"));
-        var listeners = new ArrayList<ListenerSettings>();
-        for (int i = 0; i < entries.size(); i++) {
-            var listenerPath = path + "." + i;
-            var listener = entries.get(i).withFallback(template).toConfig().atPath(listenerPath);
-            var host = listener.getString(listenerPath + ".host");
-            var port = listener.getInt(listenerPath + ".port");
-            if (host.isBlank()) {
-                throw new ConfigurationException(listenerPath + ".host must not be empty ("
-                        + origin(listener, listenerPath + ".host") + ")");
-            }
-            try {
-                listeners.add(new ListenerSettings(host, port));
-            } catch (IllegalArgumentException e) {
-                throw new ConfigurationException(listenerPath + ".port: " + e.getMessage() + " ("
-                        + origin(listener, listenerPath + ".port") + ")", e);
-            }
-        }
-        return listeners;
-    }
-
     private static Duration maxSessionExpiry(Config config) {
         var path = path("max-session-expiry");
         var expiry = duration(config, path);
@@ -174,6 +150,16 @@ public final class SettingsReader {
                     + config.getValue(path).render() + " (" + origin(config, path) + ")");
         }
         return expiry;
+    }
+
+    /** {@code auto}: a quarter of the heap the JVM may grow to, so hostile clients cannot take it all. */
+    private static long partialPacketBudget(Config config) {
+        var path = path("partial-packet-budget");
+        var value = config.getValue(path);
+        if (value.valueType() == ConfigValueType.STRING && "auto".equals(value.unwrapped())) {
+            return Runtime.getRuntime().maxMemory() / 4;
+        }
+        return config.getBytes(path);
     }
 
     /** A size in bytes ("1MiB" or a number); beyond an int it is clamped, for BrokerSettings to refuse. */

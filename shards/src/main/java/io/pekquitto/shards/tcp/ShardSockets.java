@@ -2,9 +2,12 @@ package io.pekquitto.shards.tcp;
 
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
 import org.apache.pekko.actor.AbstractActorWithTimers;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
@@ -23,8 +26,8 @@ public final class ShardSockets extends AbstractActorWithTimers {
     /** How long a closing socket keeps reading what the client still sends before it is cut. */
     static final Duration LINGER = Duration.ofSeconds(1);
 
-    /** A socket accepted for this shard, and the connection actor that serves it. */
-    public record Adopt(ActorRef socket, ConnectionRef connection) {}
+    /** A socket accepted for this shard, the connection actor that serves it, and its listener's TLS if any. */
+    public record Adopt(ActorRef socket, InetSocketAddress remote, ConnectionRef connection, Optional<ListenerTls> tls) {}
 
     /** A socket has shut down its output: cut it if the client has not closed within {@link #LINGER}. */
     record Linger(ActorRef socket) {}
@@ -32,6 +35,8 @@ public final class ShardSockets extends AbstractActorWithTimers {
     private record LingerOver(ActorRef socket) {}
 
     private final Map<ActorRef, SocketTransport> bySocket = new HashMap<>();
+    /** The TLS engines' large buffers, shared by the shard's connections, which run on its thread one at a time. */
+    private final TlsSession.Scratch tlsScratch = new TlsSession.Scratch();
 
     /** Run it on the shard's dispatcher: its transports are used by the shard's connection actors. */
     public static Props props() {
@@ -65,7 +70,18 @@ public final class ShardSockets extends AbstractActorWithTimers {
     }
 
     private void adopt(Adopt adopt) {
-        var transport = new SocketTransport(adopt.socket(), getSelf(), adopt.connection());
+        TlsSession tls = null;
+        if (adopt.tls().isPresent()) {
+            try {
+                tls = new TlsSession(adopt.tls().get().newEngine().apply(adopt.remote()), tlsScratch);
+            } catch (SSLException e) {
+                adopt.socket().tell(TcpMessage.abort(), getSelf());
+                adopt.connection().tell(new Connection.TransportClosed("TLS: " + e.getMessage()));
+                return;
+            }
+        }
+        var transport = new SocketTransport(adopt.socket(), getSelf(), adopt.connection(), tls,
+                adopt.tls().map(ListenerTls::certificateNameAsUsername).orElse(false));
         bySocket.put(adopt.socket(), transport);
         getContext().watch(adopt.socket());
         adopt.socket().tell(TcpMessage.register(getSelf(), false, false), getSelf());

@@ -1,8 +1,11 @@
 package io.pekquitto.shards.tcp;
 
+import io.pekquitto.auth.tls.CertificateNames;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.Transport;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.io.Tcp;
 import org.apache.pekko.io.TcpMessage;
@@ -12,8 +15,11 @@ import org.apache.pekko.util.ByteString;
  * One client socket as its {@link Connection} sees it, over a Pekko IO connection actor in pull mode:
  * no stream, no stage, one object. Reads come one chunk per {@link #readMore()}; writes go one at a
  * time with an acknowledgement, and what the connection writes meanwhile is concatenated (a rope, no
- * copy) into the next one. Every method runs on the shard's thread: the connection actor and the
- * shard's {@link ShardSockets} share it, so nothing here is synchronized.
+ * copy) into the next one. On a TLS listener a {@link TlsSession} sits between the socket and the
+ * connection: the connection sees plaintext only, and a chunk that decrypts to nothing (the handshake,
+ * part of a record) is followed by another read before the connection hears anything. Every method runs
+ * on the shard's thread: the connection actor and the shard's {@link ShardSockets} share it, so nothing
+ * here is synchronized.
  */
 final class SocketTransport implements Transport {
     /** The acknowledgement of a write: the bytes are in the socket's buffer. */
@@ -26,7 +32,13 @@ final class SocketTransport implements Transport {
     private final ActorRef socket;
     private final ActorRef sockets;
     private final ConnectionRef connection;
+    /** TLS on this socket, or null for plain TCP. */
+    private final TlsSession tls;
+    private final boolean certificateNameAsUsername;
+    /** Plaintext from the connection, not yet written (nor, with TLS, encrypted). */
     private ByteString pending = ByteString.emptyByteString();
+    /** Ciphertext that TLS itself has to send: handshake messages, close_notify. */
+    private ByteString pendingTls = ByteString.emptyByteString();
     private int writing;
     /** A ResumeReading is out and no chunk has come since: asking again would only wake the selector. */
     private boolean reading;
@@ -37,11 +49,16 @@ final class SocketTransport implements Transport {
      * @param socket     Pekko IO's actor of this connection
      * @param sockets    the shard's {@link ShardSockets}, registered as its handler: acknowledgements come back there
      * @param connection the connection the bytes are for, live or parked
+     * @param tls        TLS on this socket, or null
+     * @param certificateNameAsUsername whether a verified client certificate's CN may stand for the username
      */
-    SocketTransport(ActorRef socket, ActorRef sockets, ConnectionRef connection) {
+    SocketTransport(ActorRef socket, ActorRef sockets, ConnectionRef connection, TlsSession tls,
+                    boolean certificateNameAsUsername) {
         this.socket = socket;
         this.sockets = sockets;
         this.connection = connection;
+        this.tls = tls;
+        this.certificateNameAsUsername = certificateNameAsUsername;
     }
 
     @Override
@@ -62,12 +79,30 @@ final class SocketTransport implements Transport {
     public void close() {
         if (closed || closeRequested) return;
         closeRequested = true;
+        if (tls != null) {
+            // The last plaintext, then close_notify, in that order: the engine encrypts nothing after it.
+            if (!pending.isEmpty() && tls.handshaken()) {
+                pendingTls = pendingTls.concat(encrypt(pending));
+                pending = ByteString.emptyByteString();
+            }
+            try {
+                pendingTls = pendingTls.concat(tls.close());
+            } catch (SSLException e) {
+                // The connection ends either way; the client just gets no close_notify.
+            }
+        }
         if (writing == 0) flush();
     }
 
     @Override
     public long bufferedBytes() {
-        return writing + pending.size();
+        return writing + pending.size() + pendingTls.size();
+    }
+
+    @Override
+    public Optional<String> peerCommonName() {
+        if (tls == null || !certificateNameAsUsername) return Optional.empty();
+        return CertificateNames.peerCommonName(tls.engine().getSession());
     }
 
     // ---- from the shard's ShardSockets
@@ -78,7 +113,30 @@ final class SocketTransport implements Transport {
             socket.tell(TcpMessage.resumeReading(), sockets);  // lingering: read on, and drop it
             return;
         }
-        connection.tell(new Connection.BytesReceived(data));
+        if (tls == null) {
+            connection.tell(new Connection.BytesReceived(data));
+            return;
+        }
+        TlsSession.Unwrapped unwrapped;
+        try {
+            unwrapped = tls.unwrap(data);
+        } catch (SSLException e) {
+            // A failed handshake or a forged record: the engine's alert, if it made one, is lost with the socket.
+            socket.tell(TcpMessage.abort(), sockets);
+            closed("TLS: " + e.getMessage());
+            return;
+        }
+        if (!unwrapped.reply().isEmpty()) {
+            pendingTls = pendingTls.concat(unwrapped.reply());
+            if (writing == 0) flush();
+        }
+        if (unwrapped.closedByPeer()) {
+            close();
+        } else if (!unwrapped.plaintext().isEmpty()) {
+            connection.tell(new Connection.BytesReceived(unwrapped.plaintext()));
+        } else {
+            readMore();  // the connection's demand is still open: the bytes it asked for are yet to come
+        }
     }
 
     void written() {
@@ -91,19 +149,35 @@ final class SocketTransport implements Transport {
         if (closed) return;
         closed = true;
         pending = ByteString.emptyByteString();
+        pendingTls = ByteString.emptyByteString();
         connection.tell(new Connection.TransportClosed(cause));
     }
 
     private void flush() {
-        if (!pending.isEmpty()) {
-            writing = pending.size();
-            socket.tell(TcpMessage.write(pending, WriteAck.INSTANCE), sockets);
+        var bytes = pendingTls;
+        pendingTls = ByteString.emptyByteString();
+        if (!pending.isEmpty() && (tls == null || tls.handshaken())) {
+            bytes = bytes.concat(tls == null ? pending : encrypt(pending));
             pending = ByteString.emptyByteString();
+        }
+        if (!bytes.isEmpty()) {
+            writing = bytes.size();
+            socket.tell(TcpMessage.write(bytes, WriteAck.INSTANCE), sockets);
         } else if (closeRequested && !closed) {
             // After the last write: our side of the stream ends (FIN), the client's may go on for a while.
             socket.tell(TcpMessage.confirmedClose(), sockets);
             socket.tell(TcpMessage.resumeReading(), sockets);
             sockets.tell(new ShardSockets.Linger(socket), ActorRef.noSender());
+        }
+    }
+
+    private ByteString encrypt(ByteString plaintext) {
+        try {
+            return tls.wrap(plaintext);
+        } catch (SSLException e) {
+            socket.tell(TcpMessage.abort(), sockets);
+            closed("TLS: " + e.getMessage());
+            return ByteString.emptyByteString();
         }
     }
 }

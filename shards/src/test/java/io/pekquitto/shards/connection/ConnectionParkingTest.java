@@ -71,7 +71,7 @@ class ConnectionParkingTest {
     /** What the shard does when a parked connection is told something. */
     private void resume(ConnectionRef parked) {
         resumes.incrementAndGet();
-        parked.resumed(testKit.spawn(Connection.resume(SETTINGS, shard.getRef(), parked, parked.parked(), clock)));
+        parked.resumed(testKit.spawn(Connection.resume(TestConnections.environment(SETTINGS, clock), shard.getRef(), parked, parked.parked())));
     }
 
     private void send(Packet packet) {
@@ -79,8 +79,8 @@ class ConnectionParkingTest {
     }
 
     private void connect(BrokerSettings settings, int keepAlive) {
-        connection.bind(testKit.spawn(Connection.create(settings, shard.getRef(), connection,
-                new InetSocketAddress("127.0.0.1", 1), clock)));
+        connection.bind(testKit.spawn(Connection.create(TestConnections.environment(settings, clock), shard.getRef(), connection,
+                new InetSocketAddress("127.0.0.1", 1))));
         connection.tell(new Connection.TransportReady(transport));
         send(new Connect(ProtocolVersion.MQTT_5, "p", true, keepAlive, Optional.empty(), Optional.empty(),
                 Optional.empty(), Properties.builder().set(PropertyId.TOPIC_ALIAS_MAXIMUM, 5).build()));

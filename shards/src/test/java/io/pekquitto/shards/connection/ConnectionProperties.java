@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.auth.Security;
 import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.Properties;
@@ -49,7 +50,7 @@ class ConnectionProperties {
     @BeforeContainer
     static void start() {
         testKit = ActorTestKit.create();
-        shard = testKit.spawn(Shard.create(SETTINGS, "pekko.actor.default-dispatcher", new AtomicReference<>(),
+        shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, "pekko.actor.default-dispatcher", new AtomicReference<>(),
                 new ShardCounts(1), System::nanoTime), "shard");
     }
 
@@ -63,7 +64,7 @@ class ConnectionProperties {
         TestProbe<ActorRef<Connection.Command>> spawned = testKit.createTestProbe();
         Behavior<Void> parent = Behaviors.setup(context -> {
             var ref = TestConnections.unbound();
-            var child = context.spawnAnonymous(Connection.create(SETTINGS, shard.narrow(), ref, REMOTE, System::nanoTime));
+            var child = context.spawnAnonymous(Connection.create(TestConnections.environment(SETTINGS, System::nanoTime), shard.narrow(), ref, REMOTE));
             ref.bind(child);
             context.watch(child);
             spawned.getRef().tell(child);

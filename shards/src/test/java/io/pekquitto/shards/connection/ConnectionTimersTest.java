@@ -50,8 +50,8 @@ class ConnectionTimersTest {
         testKit = clock.testKit();
         shard = testKit.createTestProbe();
         var ref = TestConnections.unbound();
-        connection = testKit.spawn(Connection.create(SETTINGS, shard.getRef(), ref,
-                new InetSocketAddress("127.0.0.1", 1), clock));
+        connection = testKit.spawn(Connection.create(TestConnections.environment(SETTINGS, clock), shard.getRef(), ref,
+                new InetSocketAddress("127.0.0.1", 1)));
         ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
     }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.auth.Authorizer;
+import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
@@ -30,7 +32,7 @@ class InboundPublishTest {
     private final Session session = new Session("c", 100, false);
 
     private static InboundPublish v5(BrokerSettings settings) {
-        return new InboundPublish(settings, ProtocolVersion.MQTT_5, true);
+        return new InboundPublish(settings, ProtocolVersion.MQTT_5, true, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
     }
 
     private static Publish publish(String topic, QoS qos, int packetId, Properties properties) {
@@ -70,13 +72,50 @@ class InboundPublishTest {
         assertNull(assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
                 v5.receive(publish("$SYS/x", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW)).ack(), "QoS 0: dropped");
 
-        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false);
+        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
         assertEquals(new PubAck(5), assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
                 v311.receive(publish("$SYS/x", QoS.AT_LEAST_ONCE, 5, Properties.NONE), session, NOW)).ack(),
                 "3.1.1 has no reason code: acknowledged and dropped");
 
         assertInstanceOf(InboundPublish.Accepted.class,
                 v5.receive(publish("$SYSTEM/x", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW), "only $SYS and below");
+    }
+
+    /** May publish under "mine/" only, and only as client "c". */
+    private static final Authorizer MINE_ONLY = new Authorizer() {
+        @Override
+        public boolean canPublish(ClientIdentity client, String topic) {
+            return client.clientId().equals("c") && topic.startsWith("mine/");
+        }
+
+        @Override
+        public boolean canSubscribe(ClientIdentity client, String filter) {
+            return false;
+        }
+    };
+
+    @Test
+    void aPublishTheAclsRefuseIsNotRoutedAndGetsNotAuthorized() {  // 3.3.5: a server may refuse; 0x87 in MQTT 5
+        var v5 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, true, MINE_ONLY, TestConnections.CLIENT);
+        assertInstanceOf(InboundPublish.Accepted.class, v5.receive(publish("mine/a", QoS.AT_LEAST_ONCE, 1, Properties.NONE), session, NOW));
+        var qos1 = assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v5.receive(publish("theirs/a", QoS.AT_LEAST_ONCE, 2, Properties.NONE), session, NOW));
+        assertEquals(ReasonCode.NOT_AUTHORIZED, assertInstanceOf(PubAck.class, qos1.ack()).reason());
+        var qos2 = assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v5.receive(publish("theirs/a", QoS.EXACTLY_ONCE, 3, Properties.NONE), session, NOW));
+        assertEquals(ReasonCode.NOT_AUTHORIZED, assertInstanceOf(PubRec.class, qos2.ack()).reason());
+        assertEquals(0, session.awaitingPubRelCount(), "a refused QoS 2 PUBLISH awaits no PUBREL");
+        assertNull(assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v5.receive(publish("theirs/a", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW)).ack(), "QoS 0: dropped");
+
+        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false, MINE_ONLY, TestConnections.CLIENT);
+        assertEquals(new PubAck(4), assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
+                v311.receive(publish("theirs/a", QoS.AT_LEAST_ONCE, 4, Properties.NONE), session, NOW)).ack(),
+                "3.1.1 has no reason code: acknowledged and dropped");
+        var aliased = v5.receive(publish("theirs/b", QoS.AT_LEAST_ONCE, 5, alias(1)), session, NOW);
+        assertInstanceOf(InboundPublish.AcknowledgedOnly.class, aliased);
+        assertInstanceOf(InboundPublish.AcknowledgedOnly.class, v5.receive(publish("", QoS.AT_LEAST_ONCE, 6, alias(1)), session, NOW),
+                "a topic alias is judged by the topic it stands for");
     }
 
     @Test
@@ -204,7 +243,7 @@ class InboundPublishTest {
 
     @Test
     void noReasonStringWhenTheClientAskedForNoProblemInformation() {  // [MQTT-3.1.2-29]
-        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, false);
+        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, false, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
         var bad = new Publish("a", NOT_UTF8, QoS.AT_LEAST_ONCE, false, false, 4, utf8Payload());
         var refused = assertInstanceOf(InboundPublish.AcknowledgedOnly.class, inbound.receive(bad, session, NOW));
         assertEquals(Properties.NONE, assertInstanceOf(PubAck.class, refused.ack()).properties());
@@ -238,7 +277,7 @@ class InboundPublishTest {
 
     @Test
     void pubRelForAnUnknownPacketIdGetsAPlainPubCompIn311() {  // 3.1.1 PUBCOMP has no reason code
-        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, true);
+        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, true, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
         assertEquals(new PubComp(12), inbound.release(new PubRel(12), session));
     }
 

@@ -11,6 +11,7 @@ import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.PingReq;
 import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketReader;
 import java.util.Arrays;
 import org.apache.pekko.util.ByteString;
@@ -38,7 +39,7 @@ class PacketSourceTest {
     }
 
     private final CountingTransport transport = new CountingTransport();
-    private final PacketSource source = new PacketSource(PacketReader.forServer(1024, 1024), transport);
+    private final PacketSource source = new PacketSource(PacketReader.forServer(1024, 1024), transport, new PartialPacketBudget(1 << 20));
 
     private static ByteString bytes(byte[]... parts) {
         var all = ByteString.emptyByteString();
@@ -84,5 +85,42 @@ class PacketSourceTest {
         assertEquals(0, transport.readMore);
         assertFalse(source.readMoreUnlessRouted(), "the next chunk without routes reads on at once");
         assertEquals(1, transport.readMore);
+    }
+
+    /** Half of a CONNECT announcing a 1,000-byte body: the reader holds what has come of it. */
+    private static byte[] halfOfALargeConnect() {
+        var bytes = new byte[503];
+        bytes[0] = 0x10;
+        bytes[1] = (byte) (1000 & 0x7F | 0x80);  // Remaining Length 1000, two bytes
+        bytes[2] = (byte) (1000 >> 7);
+        return bytes;
+    }
+
+    @Test
+    void partialPacketsPastTheShardsBudgetAreRefusedWithQuotaExceeded() {
+        var budget = new PartialPacketBudget(800);
+        var first = new PacketSource(PacketReader.forServer(4096, 4096), transport, budget);
+        var second = new PacketSource(PacketReader.forServer(4096, 4096), transport, budget);
+        first.feed(bytes(halfOfALargeConnect()));
+        assertNull(first.poll(), "within the budget: waits for the rest");
+        assertTrue(budget.held() >= 500, "the partial body is counted: " + budget.held());
+        second.feed(bytes(halfOfALargeConnect()));
+        var refused = assertThrows(MalformedPacketException.class, second::poll, "the second one takes the shard past 800 bytes");
+        assertEquals(ReasonCode.QUOTA_EXCEEDED, refused.reason());
+        second.release();
+        first.release();
+        assertEquals(0, budget.held(), "closed connections hold nothing");
+    }
+
+    @Test
+    void aConnectionWhosePartialPacketCompletesGivesItsShareBack() {
+        var budget = new PartialPacketBudget(1 << 20);
+        var source = new PacketSource(PacketReader.forServer(1024, 1024), transport, budget);
+        source.feed(bytes(Arrays.copyOfRange(CONNECT_V5, 0, 10)));
+        assertNull(source.poll());
+        source.feed(bytes(Arrays.copyOfRange(CONNECT_V5, 10, CONNECT_V5.length)));
+        assertInstanceOf(Connect.class, source.poll());
+        assertNull(source.poll());
+        assertEquals(0, budget.held());
     }
 }

@@ -31,7 +31,7 @@ class SubscribeChecksTest {
     }
 
     private static SubscribeChecks.Checked checked(Subscribe subscribe, ProtocolVersion version, int maxQos) {
-        return assertInstanceOf(SubscribeChecks.Checked.class, SubscribeChecks.check(subscribe, version, maxQos));
+        return assertInstanceOf(SubscribeChecks.Checked.class, SubscribeChecks.check(subscribe, version, maxQos, filter -> true));
     }
 
     @Test
@@ -74,7 +74,7 @@ class SubscribeChecksTest {
     void noLocalOnASharedSubscriptionIsAProtocolError() {  // [MQTT-3.8.3-4]
         var noLocal = new Subscription("$share/g/a", new SubscriptionOptions(QoS.AT_LEAST_ONCE, true, false, 0));
         var both = subscribe(Properties.NONE, at("b", QoS.AT_MOST_ONCE), noLocal);
-        var outcome = SubscribeChecks.check(both, ProtocolVersion.MQTT_5, 2);
+        var outcome = SubscribeChecks.check(both, ProtocolVersion.MQTT_5, 2, filter -> true);
         assertEquals(ReasonCode.PROTOCOL_ERROR, assertInstanceOf(SubscribeChecks.Violation.class, outcome).reason());
     }
 
@@ -107,5 +107,16 @@ class SubscribeChecksTest {
         var result = checked(subscribe(withId, at("a/+/c", QoS.AT_MOST_ONCE), at("#", QoS.AT_MOST_ONCE),
                 at("$share/group/a/#", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2);
         assertEquals(List.of(ReasonCode.GRANTED_QOS_0, ReasonCode.GRANTED_QOS_0, ReasonCode.GRANTED_QOS_0), result.reasons());
+    }
+
+    @Test
+    void aFilterTheAclsRefuseGetsNotAuthorizedAloneAndIsNotApplied() {
+        var readable = java.util.Set.of("home/+", "shared/x");
+        var outcome = SubscribeChecks.check(subscribe(Properties.NONE, at("home/+", QoS.AT_LEAST_ONCE), at("home/#", QoS.AT_LEAST_ONCE),
+                at("$share/g/shared/x", QoS.AT_MOST_ONCE), at("$share/g/home/#", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2, readable::contains);
+        var result = assertInstanceOf(SubscribeChecks.Checked.class, outcome);
+        assertEquals(List.of(ReasonCode.GRANTED_QOS_1, ReasonCode.NOT_AUTHORIZED, ReasonCode.GRANTED_QOS_0, ReasonCode.NOT_AUTHORIZED),
+                result.reasons(), "a shared subscription is judged by its filter, without $share/GROUP/");
+        assertEquals(List.of("home/+", "$share/g/shared/x"), result.requests().stream().map(SubscribeRequest::topicFilter).toList());
     }
 }

@@ -1,5 +1,11 @@
 package io.pekquitto.shards.connection;
 
+import io.pekquitto.auth.ClientIdentity;
+import io.pekquitto.auth.Security;
+import io.pekquitto.shards.settings.BrokerSettings;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /** Connection handles for tests whose connection is a probe or a plain actor, which never parks. */
@@ -18,5 +24,13 @@ public final class TestConnections {
         return new ConnectionRef(ref -> {
             throw new AssertionError("this test's connection cannot resume: " + ref.parked().clientId());
         });
+    }
+
+    /** An anonymous client as the ACLs see it. */
+    public static final ClientIdentity CLIENT = new ClientIdentity("c", Optional.empty(), new InetSocketAddress("127.0.0.1", 1));
+
+    /** A shard's environment for tests: no authentication, no ACLs. */
+    public static ShardEnvironment environment(BrokerSettings settings, LongSupplier clock) {
+        return ShardEnvironment.of(settings, Security.OPEN, clock);
     }
 }

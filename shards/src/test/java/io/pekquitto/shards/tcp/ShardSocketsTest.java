@@ -38,7 +38,7 @@ class ShardSocketsTest {
         connection = testKit.createTestProbe();
         // A typed test kit's system takes classic actors only as system actors.
         sockets = ((ExtendedActorSystem) Adapter.toClassic(testKit.system())).systemActorOf(ShardSockets.props(), "sockets-" + ++count);
-        sockets.tell(new ShardSockets.Adopt(socketRef, TestConnections.servedBy(connection.getRef())), ActorRef.noSender());
+        sockets.tell(new ShardSockets.Adopt(socketRef, new java.net.InetSocketAddress("127.0.0.1", 50000), TestConnections.servedBy(connection.getRef()), java.util.Optional.empty()), ActorRef.noSender());
         assertEquals(TcpMessage.register(sockets, false, false), socket.receiveMessage(), "the shard handles the socket");
         assertInstanceOf(Connection.TransportReady.class, connection.receiveMessage());
     }

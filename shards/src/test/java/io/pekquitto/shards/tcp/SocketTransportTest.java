@@ -32,7 +32,7 @@ class SocketTransportTest {
         connection = testKit.createTestProbe();
         sockets = testKit.createTestProbe();
         transport = new SocketTransport(Adapter.toClassic(socket.getRef()), Adapter.toClassic(sockets.getRef()),
-                TestConnections.servedBy(connection.getRef()));
+                TestConnections.servedBy(connection.getRef()), null, false);
     }
 
     @AfterAll
