@@ -4,7 +4,7 @@
 # its ratio to Mosquitto's.
 #
 #   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [-s SCENARIOS] [-l LABELS]
-#                        [-r ROUNDS] [--] ["[jar=PATH ]JVM_OPTS" ...]
+#                        [-r ROUNDS] [-t] [--] ["[jar=PATH ]JVM_OPTS" ...]
 #
 # Each trailing argument is one pekquitto configuration, as JVM options (default: one column,
 # "-Dpekquitto.shards=1"); e.g.  bench/run-compare.sh -- "-Dpekquitto.shards=1" "-Dpekquitto.shards=2"
@@ -17,6 +17,8 @@
 #   -r ROUNDS     run every column ROUNDS times, the order reversed every other round (mosquitto, A, B;
 #                 then B, A, mosquitto; ...) so that drift of the machine does not land on one column;
 #                 the table shows each value's median and its min..max over the rounds [1]
+#   -t            MQTT over TLS: a throwaway CA and server certificate for 127.0.0.1 (openssl, EC P-256),
+#                 a TLS listener on every broker, and the load generator with --tls --cafile
 # One load-generator jar (this tree's bench/target/pekquitto-bench.jar) drives every column.
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
@@ -34,9 +36,10 @@ OUT=""
 ONLY=""
 LABELS=""
 ROUNDS=1
+TLS=""
 usage() { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 fail() { echo "run-compare: $*" >&2; exit 2; }
-while getopts "d:c:o:s:l:r:h" opt; do
+while getopts "d:c:o:s:l:r:th" opt; do
   case $opt in
     d) DURATION=$OPTARG ;;
     c) IDLE=$OPTARG ;;
@@ -44,6 +47,7 @@ while getopts "d:c:o:s:l:r:h" opt; do
     s) ONLY=$OPTARG ;;
     l) LABELS=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
+    t) TLS=1 ;;
     *) usage ;;
   esac
 done
@@ -133,6 +137,22 @@ if [[ " ${JARS[*]} " == *" $BROKER_JAR "* && ! -f $BROKER_JAR ]]; then
 fi
 command -v jq >/dev/null || { echo "run-compare: jq is needed" >&2; exit 2; }
 
+# -t: certificates for this run only, and the load generator's TLS options.
+BENCH_TLS=""
+if [ -n "$TLS" ]; then
+  command -v openssl >/dev/null || fail "-t needs openssl"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=bench CA" \
+      -keyout "$WORK/ca.key" -out "$WORK/ca.crt" 2>/dev/null
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+      -keyout "$WORK/server.key" -out "$WORK/server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$WORK/server.ext"
+  openssl x509 -req -in "$WORK/server.csr" -CA "$WORK/ca.crt" -CAkey "$WORK/ca.key" -CAcreateserial -days 2 \
+      -extfile "$WORK/server.ext" -out "$WORK/server.crt" 2>/dev/null
+  chmod 644 "$WORK"/*.key  # Mosquitto, started as root, reads them as its own user
+  chmod 755 "$WORK"
+  BENCH_TLS="--tls --cafile $WORK/ca.crt"
+fi
+
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
@@ -156,13 +176,18 @@ max_inflight_messages 20
 max_queued_messages 1000
 set_tcp_nodelay true
 CONF
+  if [ -n "$TLS" ]; then printf 'certfile %s\nkeyfile %s\n' "$WORK/server.crt" "$WORK/server.key" >>"$conf"; fi
   timeout "$BROKER_TIMEOUT" "$MOSQUITTO" -c "$conf" >"$RUN_DIR/mosquitto.log" 2>&1 &
   BROKER_PID=$!
 }
 
 start_pekquitto() { # port, jvm options (one string), broker jar, log name
   local conf="$WORK/pekquitto-$1.conf"
-  echo "listeners = [ { host = \"127.0.0.1\", port = $1 } ]" >"$conf"
+  if [ -n "$TLS" ]; then
+    echo "listeners = [ { host = \"127.0.0.1\", port = $1, tls { cert-file = \"$WORK/server.crt\", key-file = \"$WORK/server.key\" } } ]" >"$conf"
+  else
+    echo "listeners = [ { host = \"127.0.0.1\", port = $1 } ]" >"$conf"
+  fi
   # shellcheck disable=SC2086  # the options string is split on purpose
   timeout "$BROKER_TIMEOUT" "$JAVA" $2 -jar "$3" -c "$conf" >"$RUN_DIR/$4.log" 2>&1 &
   BROKER_PID=$!
@@ -199,8 +224,10 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
   local pid; pid=$(broker_process)
   # Warm-up, discarded: the JIT compiles the hot paths of a JVM broker, QoS 0 and QoS 1 both
   # (Mosquitto gets the same run).
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 >"$RUN_DIR/$name.warmup.out" 2>&1 || true
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  # shellcheck disable=SC2086
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 $BENCH_TLS >"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  # shellcheck disable=SC2086
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 $BENCH_TLS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
     if [ "$scenario" = idle ]; then
@@ -215,7 +242,7 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
     fi
     # shellcheck disable=SC2086  # the argument strings are split on purpose
     timeout $(( 3 * DURATION + 120 )) "$JAVA" -jar "$BENCH_JAR" $args --port "$port" --duration "$DURATION" \
-        --label "$name" --json $extra >"$RUN_DIR/$name.$scenario.out" 2>&1 || true
+        --label "$name" --json $extra $BENCH_TLS >"$RUN_DIR/$name.$scenario.out" 2>&1 || true
     echo "== $(head -1 "$RUN_DIR/$name.$scenario.out")${ROUND_TAG}" >&2
     sleep 1
   done

@@ -1,6 +1,7 @@
 package io.pekquitto.bench;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -85,7 +86,9 @@ public final class Bench {
             var runId = Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
             var address = new InetSocketAddress(host, port);
             if (address.isUnresolved()) throw new Options.UsageException("cannot resolve host " + host);
-            return new Context(address, EventLoop.start(threads), v5, keepAlive, runId, options.string("label", ""));
+            var caFile = options.string("cafile", "");
+            var tls = options.flag("tls") ? TlsContexts.client(caFile.isEmpty() ? null : Path.of(caFile)) : null;
+            return new Context(address, EventLoop.start(threads, tls), v5, keepAlive, runId, options.string("label", ""));
         }
 
         EventLoop loop(int index) {

@@ -21,6 +21,8 @@ abstract class Connection implements FrameParser.Handler {
     final FrameParser parser;
     ByteBuffer out; // write mode
     SocketChannel channel;
+    /** TLS on this socket (--tls), or null. */
+    TlsLink tls;
     SelectionKey key;
     boolean connected; // CONNACK accepted
     boolean closed = true;
@@ -46,6 +48,7 @@ abstract class Connection implements FrameParser.Handler {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             // Before connect: the receive window is negotiated in the handshake.
             if (receiveBufferSize() > 0) channel.setOption(StandardSocketOptions.SO_RCVBUF, receiveBufferSize());
+            tls = loop.tls() == null ? null : new TlsLink(loop.tls(), address, channel);
             boolean done = channel.connect(address);
             key = channel.register(loop.selector(), done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, this);
             interest = key.interestOps();
@@ -97,14 +100,12 @@ abstract class Connection implements FrameParser.Handler {
                 onTcpConnected();
                 return;
             }
+            if (tls != null && !tls.handshaken()) {
+                handshake();
+                return;
+            }
             if ((ready & SelectionKey.OP_READ) != 0) {
-                int n = channel.read(parser.buffer());
-                if (n < 0) {
-                    fail("connection closed by the broker");
-                    return;
-                }
-                parser.parse(this);
-                if (closed) return;
+                if (!read()) return;
                 afterRead();
             }
             if (closed) return;
@@ -121,8 +122,38 @@ abstract class Connection implements FrameParser.Handler {
     }
 
     private void onTcpConnected() throws IOException {
+        if (tls != null) {
+            handshake();
+            return;
+        }
         send(connectPacket());
         flush();
+    }
+
+    /** The TLS handshake, as far as the socket allows; CONNECT goes once it is over. */
+    private void handshake() throws IOException {
+        if (tls.handshake()) {
+            send(connectPacket());
+            flush();
+        } else {
+            setInterest(SelectionKey.OP_READ | (tls.hasPendingOutput() ? SelectionKey.OP_WRITE : 0));
+        }
+    }
+
+    /** Reads what the socket has and hands on every complete frame; false once closed. */
+    private boolean read() throws IOException {
+        // With TLS, a read may decrypt more than the parser's buffer takes: parse, then take the rest.
+        for (int round = 0; round < 1_000; round++) {
+            int n = tls == null ? channel.read(parser.buffer()) : tls.read(parser.buffer());
+            if (n < 0) {
+                fail("connection closed by the broker");
+                return false;
+            }
+            parser.parse(this);
+            if (closed) return false;
+            if (tls == null || !tls.hasBufferedPlaintext()) return true;
+        }
+        return true;
     }
 
     @Override
@@ -160,14 +191,22 @@ abstract class Connection implements FrameParser.Handler {
     final void flush() throws IOException {
         if (closed) return;
         writePending();
-        int wanted = (wantsRead() ? SelectionKey.OP_READ : 0) | (out.position() > 0 || wantsWrite() ? SelectionKey.OP_WRITE : 0);
+        boolean pending = out.position() > 0 || tls != null && tls.hasPendingOutput();
+        int wanted = (wantsRead() ? SelectionKey.OP_READ : 0) | (pending || wantsWrite() ? SelectionKey.OP_WRITE : 0);
         setInterest(wanted);
     }
 
     private void writePending() throws IOException {
-        if (out.position() == 0) return;
+        if (out.position() == 0) {
+            if (tls != null) tls.flushPending();  // ciphertext the socket did not take last time
+            return;
+        }
         out.flip();
-        channel.write(out);
+        if (tls == null) {
+            channel.write(out);
+        } else {
+            tls.write(out);
+        }
         out.compact();
     }
 

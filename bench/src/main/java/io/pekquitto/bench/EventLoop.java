@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongConsumer;
+import javax.net.ssl.SSLContext;
 
 /**
  * One selector thread. Connections are created, driven and closed on it only; other threads hand it
@@ -22,8 +23,11 @@ final class EventLoop implements AutoCloseable {
     private final List<LongConsumer> tickers = new ArrayList<>();
     private volatile boolean running = true;
     private volatile Throwable failure;
+    /** The client TLS context of --tls, or null for plain TCP. */
+    private final SSLContext tls;
 
-    EventLoop(String name) {
+    EventLoop(String name, SSLContext tls) {
+        this.tls = tls;
         try {
             selector = Selector.open();
         } catch (IOException e) {
@@ -33,13 +37,17 @@ final class EventLoop implements AutoCloseable {
         thread.setDaemon(true);
     }
 
-    static EventLoop[] start(int count) {
+    static EventLoop[] start(int count, SSLContext tls) {
         var loops = new EventLoop[count];
         for (int i = 0; i < count; i++) {
-            loops[i] = new EventLoop("bench-loop-" + i);
+            loops[i] = new EventLoop("bench-loop-" + i, tls);
             loops[i].thread.start();
         }
         return loops;
+    }
+
+    SSLContext tls() {
+        return tls;
     }
 
     Selector selector() {

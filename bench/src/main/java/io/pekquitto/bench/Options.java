@@ -8,11 +8,11 @@ import java.util.Set;
 final class Options {
 
     static final Set<String> SCENARIOS = Set.of("fanin", "fanout", "latency", "idle", "connect-rate");
-    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd");
+    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd", "tls");
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
             "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag",
-            "slow-subscribers", "subscription-churn");
+            "slow-subscribers", "subscription-churn", "cafile");
 
     static final String USAGE = """
             Usage: java -jar pekquitto-bench.jar <scenario> [options]
@@ -53,6 +53,8 @@ final class Options {
               --concurrency N     connects in progress at once: idle [64], connect-rate [8]
               --keepalive S       CONNECT keep-alive [60]
               --mqtt5             CONNECT as MQTT 5.0 (default 3.1.1)
+              --tls               MQTT over TLS 1.3/1.2 (JDK SSLEngine), a full handshake per connection
+              --cafile FILE       with --tls: trust the CA certificates in this PEM file [trust any: benchmark only]
               --label TEXT        a name echoed in the output (e.g. the broker's)
               --json              also print the result as one JSON line
 
