@@ -24,8 +24,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * A connection until its CONNACK: the CONNECT, its negotiation ({@link ConnectNegotiation}), its
- * authentication and the ACL check of its will, and the wait for the session while the shard claims it. Once the shard answers {@link Connection.Attached},
- * the same actor goes on as a {@link Connection}. A connection closed while attaching stays until the
+ * authentication and the ACL check of its will, and the wait for the session while the shard claims
+ * it. Once the shard answers {@link Connection.Attached}, the same actor goes on as a {@link Connection}. A connection closed while attaching stays until the
  * shard answers: with the session, which then goes straight back, or with
  * {@link Connection.TakenOver}, and then there is none.
  */
