@@ -90,6 +90,12 @@ public final class RunnableJar implements AutoCloseable {
         delete(dir);
     }
 
+    /** Kills the broker with SIGKILL: no shutdown hook, nothing flushed, as in a crash. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+        delete(dir);
+    }
+
     private static void delete(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());

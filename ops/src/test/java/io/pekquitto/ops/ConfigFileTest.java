@@ -12,6 +12,8 @@ import io.pekquitto.shards.settings.ParkingSettings;
 import io.pekquitto.shards.settings.Placement;
 import io.pekquitto.shards.settings.SettingsReader;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
+import io.pekquitto.shards.settings.StoreSettings;
+import io.pekquitto.shards.store.Durability;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,7 +112,8 @@ class ConfigFileTest {
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
                 new ParkingSettings(true, Duration.ofSeconds(5)), 16_384, 8 << 20,
                 new AuthSettings(Optional.of(Path.of("/etc/pekquitto/passwd")), false, Optional.empty(),
-                        List.of("user alice", "topic readwrite home/#")));
+                        List.of("user alice", "topic readwrite home/#")),
+                new StoreSettings(false, Path.of("data"), Durability.BATCH));
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

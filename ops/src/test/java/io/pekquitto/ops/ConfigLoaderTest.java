@@ -13,6 +13,8 @@ import io.pekquitto.shards.settings.ParkingSettings;
 import io.pekquitto.shards.settings.Placement;
 import io.pekquitto.shards.settings.SettingsReader;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
+import io.pekquitto.shards.settings.StoreSettings;
+import io.pekquitto.shards.store.Durability;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +50,8 @@ class ConfigLoaderTest {
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
                 new ParkingSettings(true, Duration.ofSeconds(30)), 16_384, Runtime.getRuntime().maxMemory() / 4,
-                new AuthSettings(Optional.empty(), true, Optional.empty(), List.of())), settings);
+                new AuthSettings(Optional.empty(), true, Optional.empty(), List.of()),
+                new StoreSettings(false, Path.of("data"), Durability.BATCH)), settings);
         assertEquals(BrokerSettings.defaults(), settings);
     }
 

@@ -6,6 +6,7 @@ import io.pekquitto.auth.Security;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.store.Store;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -46,6 +48,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     record ListenerFailed(int index, String cause) implements Command {}
 
     private final BrokerSettings settings;
+    private final Optional<Store> store;
     private final List<ActorRef<ShardMessage>> shards = new ArrayList<>();
     private final ShardCounts counts;
     private final InetSocketAddress[] boundAddresses;
@@ -111,23 +114,29 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     /**
      * The broker, with each shard's behaviour wrapped by {@code aroundShard} inside its supervisor: an
-     * interceptor for monitoring, say, or a test's injected failure.
+     * interceptor for monitoring, say, or a test's injected failure. The store of {@code settings.store()}
+     * is opened now, so that a store that cannot be opened stops the start here; spawn the behaviour
+     * once: the broker closes the store when it stops.
+     *
+     * @throws io.pekquitto.shards.store.StoreException naming the store's path and the cause
      */
     public static Behavior<Command> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard) {
-        return Behaviors.setup(context -> new Broker(context, settings, security, aroundShard));
+        var store = settings.store().open();
+        return Behaviors.setup(context -> new Broker(context, settings, security, store, aroundShard));
     }
 
-    private Broker(ActorContext<Command> context, BrokerSettings settings, Security security,
+    private Broker(ActorContext<Command> context, BrokerSettings settings, Security security, Optional<Store> store,
                    UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         super(context);
+        this.store = store;
         this.settings = settings;
         this.counts = new ShardCounts(settings.shards());
         var mesh = new AtomicReference<List<ActorRef<ShardMessage>>>();
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
             var shard = Behaviors.supervise(aroundShard.apply(
-                            Shard.create(settings, security, dispatcher, mesh, counts, System::nanoTime)))
+                            Shard.create(settings, security, store, dispatcher, mesh, counts, System::nanoTime)))
                     .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }
@@ -148,6 +157,11 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
+                // After the shards: a parent stops once its children have, so no shard writes any more.
+                .onSignal(PostStop.class, signal -> {
+                    store.ifPresent(Store::close);
+                    return this;
+                })
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
                 .onMessage(ListenerBound.class, this::onListenerBound)
                 .onMessage(ListenerFailed.class, this::onListenerFailed)

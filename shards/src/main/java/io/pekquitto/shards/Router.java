@@ -10,6 +10,7 @@ import io.pekquitto.shards.routes.TopicRoutes;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.ReleaseDraining;
 import io.pekquitto.shards.session.Sessions;
+import io.pekquitto.shards.store.ShardPersistence;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +29,7 @@ final class Router {
     private final TopicRoutes routes;
     private final RetainedMessages retained;
     private final Mesh mesh;
+    private final ShardPersistence persistence;
     /** Asks the shard for a flush at the end of the turn (a message to itself). */
     private final Runnable scheduleFlush;
     private final SubscriberDeliveries deliveries = new SubscriberDeliveries();
@@ -35,18 +37,24 @@ final class Router {
     private final Map<ConnectionRef, List<Message>> outgoing = new HashMap<>();
 
     Router(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining,
-           TopicRoutes routes, RetainedMessages retained, Mesh mesh, Runnable scheduleFlush) {
+           TopicRoutes routes, RetainedMessages retained, Mesh mesh, ShardPersistence persistence,
+           Runnable scheduleFlush) {
         this.sessions = sessions;
         this.draining = draining;
         this.routes = routes;
         this.retained = retained;
         this.mesh = mesh;
+        this.persistence = persistence;
         this.scheduleFlush = scheduleFlush;
     }
 
     /** A message published here: retained, delivered here, to shared members, and forwarded to matching peers. */
     void route(String publisherId, Message message) {
-        retained.retain(message);
+        // The shard a retained message was published on is the one that stores it.
+        if (retained.retain(message)) {
+            persistence.retained(message);
+            scheduleFlush.run();
+        }
         var route = routes.routeFor(message.topic());
         deliveries.deliver(route, publisherId, message, this::deliver);
         for (var group : route.groups()) {
@@ -139,6 +147,7 @@ final class Router {
 
     /** Sends every connection and peer what this turn batched for it. */
     void flush() {
+        persistence.flush();
         outgoing.forEach((connection, batch) -> connection.tell(new Connection.Deliver(batch)));
         outgoing.clear();
         mesh.flush();

@@ -22,6 +22,8 @@ import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.store.ShardPersistence;
+import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.tcp.ListenerTls;
 import io.pekquitto.shards.tcp.ShardSockets;
 import java.net.InetSocketAddress;
@@ -51,6 +53,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *   <li>{@link ReleaseDraining}: deliveries in transit when a connection lets its session go;
  *   <li>{@link TopicRoutes} and {@link SubscriberDeliveries}: where a topic goes, one message per client;
  *   <li>{@link RetainedMessages}: the retained messages and what a new subscription gets of them;
+ *   <li>{@link ShardPersistence}: what this shard writes to the store, a batch per turn, and reads at start;
  *   <li>the mesh: {@link DataPlane} (batched forwards with credits), {@link PublisherThrottle}
  *       (back-pressure), {@link Barriers} (a SUBACK waits until every peer routes the new filter).
  * </ul>
@@ -118,17 +121,18 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
      * @param mesh                the broker's shards, set once all are spawned; a restarted shard reads it
      * @param counts              connections and parked connections per shard
      * @param clock               the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
+     * @param store               the broker's store, or empty when nothing is kept on disk
      */
-    public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, String dispatcher,
-                                                AtomicReference<List<ActorRef<ShardMessage>>> shards,
+    public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, Optional<Store> store,
+                                                String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
                                                 ShardCounts counts, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Shard(context, timers, settings, security, dispatcher, shards, counts, clock)));
+                timers -> new Shard(context, timers, settings, security, store, dispatcher, shards, counts, clock)));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
-                  Security security, String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
-                  ShardCounts counts, LongSupplier clock) {
+                  Security security, Optional<Store> store, String dispatcher,
+                  AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock) {
         super(context);
         this.settings = settings;
         this.environment = ShardEnvironment.of(settings, security, clock);
@@ -140,7 +144,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
         this.sessions = new Sessions<>(clientId -> new Session(clientId, settings.maxQueuedMessages(),
                 settings.maxQueuedBytes(), settings.queueQos0Messages()));
-        this.router = new Router(sessions, draining, routes, retained, mesh, this::scheduleFlush);
+        var persistence = new ShardPersistence(store, clock, System::currentTimeMillis);
+        int recovered = persistence.recoverRetained(retained::retain);  // also after a restart by the supervisor
+        if (recovered > 0) context.getLog().info("{} retained messages recovered from the store", recovered);
+        this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
         var all = shards.get();
         if (all != null) joinMesh(all.indexOf(context.getSelf()), all);  // restarted by the supervisor
     }

@@ -26,14 +26,17 @@ public final class RetainedMessages {
     /**
      * Stores a message published with RETAIN 1, replacing the topic's previous one ([MQTT-3.3.1-5]);
      * an empty payload removes it instead ([MQTT-3.3.1-6] in 5.0, [MQTT-3.3.1-10] in 3.1.1).
+     *
+     * @return whether the message changed what is retained (it had RETAIN 1, and retaining is available)
      */
-    public void retain(Message message) {
-        if (!available || !message.retain()) return;
+    public boolean retain(Message message) {
+        if (!available || !message.retain()) return false;
         if (message.payload().isEmpty()) {
             index.remove(message.topic());
         } else {
             index.put(message.topic(), message);
         }
+        return true;
     }
 
     /**

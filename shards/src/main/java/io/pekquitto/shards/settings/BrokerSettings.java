@@ -44,6 +44,7 @@ import java.util.Objects;
  * @param partialPacketBudget   bytes all connections may hold together in packets not fully received,
  *                              an equal share per shard ({@code pekquitto.partial-packet-budget}); past it, 0x97
  * @param auth                  password file, anonymous access and ACLs ({@code pekquitto.auth})
+ * @param store                 where state that outlives the process is kept ({@code pekquitto.store})
  */
 public record BrokerSettings(
         int shards,
@@ -67,7 +68,8 @@ public record BrokerSettings(
         ParkingSettings parking,
         int maxConnectSize,
         long partialPacketBudget,
-        AuthSettings auth) {
+        AuthSettings auth,
+        StoreSettings store) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -81,6 +83,7 @@ public record BrokerSettings(
         Objects.requireNonNull(slowSubscriberPolicy, "slowSubscriberPolicy");
         Objects.requireNonNull(parking, "parking");
         Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(store, "store");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,

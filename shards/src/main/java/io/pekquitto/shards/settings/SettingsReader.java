@@ -9,6 +9,8 @@ import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
 import com.typesafe.config.ConfigValueType;
+import io.pekquitto.shards.store.Durability;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -76,7 +78,8 @@ public final class SettingsReader {
                     new ParkingSettings(config.getBoolean(path("parking.enabled")), positive(config, path("parking.idle-grace"))),
                     size(config, path("max-connect-size")),
                     partialPacketBudget(config),
-                    AuthSettingsReader.read(config, path("auth")));
+                    AuthSettingsReader.read(config, path("auth")),
+                    storeSettings(config));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -105,6 +108,23 @@ public final class SettingsReader {
             }
         }
         return new ConfigurationException(ROOT + ": " + message, e);
+    }
+
+    private static StoreSettings storeSettings(Config config) {
+        var path = path("store.durability");
+        var value = config.getString(path);
+        var durability = switch (value) {
+            case "none" -> Durability.NONE;
+            case "batch" -> Durability.BATCH;
+            case "fsync" -> Durability.FSYNC;
+            default -> throw new ConfigurationException(path + " must be none, batch or fsync, not " + value
+                    + " (" + origin(config, path) + ")");
+        };
+        var directory = config.getString(path("store.path")).strip();
+        if (directory.isEmpty()) {
+            throw new ConfigurationException(path("store.path") + " must name a directory (" + origin(config, path("store.path")) + ")");
+        }
+        return new StoreSettings(config.getBoolean(path("store.enabled")), Path.of(directory), durability);
     }
 
     private static boolean receiveMaximumPolicy(Config config) {

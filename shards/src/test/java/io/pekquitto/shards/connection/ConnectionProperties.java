@@ -50,7 +50,7 @@ class ConnectionProperties {
     @BeforeContainer
     static void start() {
         testKit = ActorTestKit.create();
-        shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, "pekko.actor.default-dispatcher", new AtomicReference<>(),
+        shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, java.util.Optional.empty(), "pekko.actor.default-dispatcher", new AtomicReference<>(),
                 new ShardCounts(1), System::nanoTime), "shard");
     }
 

@@ -1,0 +1,73 @@
+package io.pekquitto.shards.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The durable store across a close and a reopen, and the stores it must refuse to open. */
+class RocksStoreTest {
+    @TempDir
+    Path directory;
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void assertMentions(Exception e, String... parts) {
+        for (var part : parts) assertTrue(e.getMessage().contains(part), () -> "\"" + part + "\" not in: " + e.getMessage());
+    }
+
+    @Test
+    void whatWasWrittenIsThereAfterAReopenInBothModes() {
+        var path = directory.resolve("nested/data");  // a missing directory is created
+        for (var durability : new Durability[] {Durability.BATCH, Durability.FSYNC}) {
+            try (var store = RocksStore.open(path, durability)) {
+                store.write(new StoreBatch().put(Keyspace.RETAINED, bytes(durability.name()), bytes("kept")));
+            }
+        }
+        try (var store = RocksStore.open(path, Durability.BATCH)) {
+            assertArrayEquals(bytes("kept"), store.get(Keyspace.RETAINED, bytes("BATCH")).orElseThrow());
+            assertArrayEquals(bytes("kept"), store.get(Keyspace.RETAINED, bytes("FSYNC")).orElseThrow());
+        }
+    }
+
+    @Test
+    void aStoreInUseIsRefusedNamingItsPath() {
+        var path = directory.resolve("data");
+        try (var first = RocksStore.open(path, Durability.BATCH)) {
+            var e = assertThrows(StoreException.class, () -> RocksStore.open(path, Durability.BATCH).close());
+            assertMentions(e, path.toString(), "locked by another process");
+        }
+    }
+
+    @Test
+    void aCorruptStoreIsRefusedRatherThanOpenedEmpty() throws IOException {
+        var path = directory.resolve("data");
+        try (var store = RocksStore.open(path, Durability.FSYNC)) {
+            store.write(new StoreBatch().put(Keyspace.SESSIONS, bytes("client"), bytes("session")));
+        }
+        try (var files = Files.list(path)) {
+            var manifest = files.filter(file -> file.getFileName().toString().startsWith("MANIFEST-")).findFirst().orElseThrow();
+            var damaged = Files.readAllBytes(manifest);
+            for (int i = 0; i < damaged.length; i += 7) damaged[i] ^= (byte) 0x5a;
+            Files.write(manifest, damaged);
+        }
+        var e = assertThrows(StoreException.class, () -> RocksStore.open(path, Durability.BATCH).close());
+        assertMentions(e, path.toString());
+        assertTrue(e.getMessage().contains("corrupt") || e.getMessage().contains("cannot be opened"), e.getMessage());
+    }
+
+    @Test
+    void aPathThatIsAFileIsRefusedNamingIt() throws IOException {
+        var path = Files.writeString(directory.resolve("a-file"), "not a directory");
+        var e = assertThrows(StoreException.class, () -> RocksStore.open(path, Durability.BATCH).close());
+        assertMentions(e, path.toString());
+    }
+}

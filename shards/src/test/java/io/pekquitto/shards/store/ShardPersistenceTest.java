@@ -1,0 +1,80 @@
+package io.pekquitto.shards.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.session.Message;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Retained messages written a batch per turn and read back, their expiry counted on the wall clock. */
+class ShardPersistenceTest {
+    private final MemoryStore store = new MemoryStore();
+    private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
+    private final AtomicLong wall = new AtomicLong(1_800_000_000_000L);
+    private final ShardPersistence persistence = new ShardPersistence(Optional.of(store), nanos::get, wall::get);
+
+    private Message retained(String topic, String payload, Properties properties) {
+        return Message.received(topic, Binary.of(payload.getBytes(StandardCharsets.UTF_8)), QoS.AT_LEAST_ONCE, true,
+                properties, nanos.get());
+    }
+
+    /** What a restarted shard reads, its own clock started anew. */
+    private List<Message> recovered() {
+        var messages = new ArrayList<Message>();
+        new ShardPersistence(Optional.of(store), () -> 42L, wall::get).recoverRetained(messages::add);
+        return messages;
+    }
+
+    @Test
+    void aTurnsWritesReachTheStoreAtFlush() {
+        persistence.retained(retained("a/b", "one", Properties.NONE));
+        assertEquals(List.of(), recovered(), "nothing before the flush");
+        persistence.flush();
+        var messages = recovered();
+        assertEquals(1, messages.size());
+        var message = messages.get(0);
+        assertEquals("a/b", message.topic());
+        assertEquals("one", new String(message.payload().toByteArray(), StandardCharsets.UTF_8));
+        assertEquals(QoS.AT_LEAST_ONCE, message.qos());
+        assertTrue(message.retain());
+    }
+
+    @Test
+    void anEmptyPayloadRemovesTheStoredMessage() {
+        persistence.retained(retained("a/b", "one", Properties.NONE));
+        persistence.flush();
+        persistence.retained(retained("a/b", "", Properties.NONE));
+        persistence.flush();
+        assertEquals(List.of(), recovered());
+    }
+
+    @Test
+    void timeInTheStoreCountsAgainstTheMessageExpiryInterval() {
+        var expiring = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 100L).build();
+        persistence.retained(retained("soon", "x", expiring));
+        persistence.retained(retained("never", "y", Properties.NONE));
+        persistence.flush();
+        wall.addAndGet(40_000);  // the broker was down for 40 s
+        var left = recovered().stream().filter(m -> m.topic().equals("soon")).findFirst().orElseThrow();
+        assertEquals(Optional.of(60L), left.toPublish(1, false, 42L).properties().messageExpiryInterval());
+        wall.addAndGet(61_000);
+        assertEquals(List.of("never"), recovered().stream().map(Message::topic).toList(), "expired while stored");
+    }
+
+    @Test
+    void withoutAStoreNothingIsKept() {
+        var none = new ShardPersistence(Optional.empty(), nanos::get, wall::get);
+        none.retained(retained("a", "b", Properties.NONE));
+        none.flush();
+        assertEquals(0, none.recoverRetained(message -> {}));
+    }
+}
