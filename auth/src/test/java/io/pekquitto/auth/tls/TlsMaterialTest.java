@@ -146,6 +146,26 @@ class TlsMaterialTest {
     }
 
     @Test
+    void aCaFileWithoutCertificatesAndANameWithoutACaAreRefused() throws IOException {
+        var server = certificates.server();
+        var empty = Files.writeString(directory.resolve("empty-ca.crt"), "# no certificate here\n");
+        assertMentions(assertThrows(TlsConfigurationException.class, () -> TlsMaterial.load(new TlsOptions(server.certificateFile(),
+                server.keyFile(), Optional.of(empty), Optional.empty(), false, false))), "ca-file " + empty, "no certificate");
+        assertMentions(assertThrows(TlsConfigurationException.class, () -> TlsMaterial.load(new TlsOptions(server.certificateFile(),
+                server.keyFile(), Optional.empty(), Optional.empty(), false, true))), "need a ca-file");
+    }
+
+    @Test
+    void aLegacyEncryptedRsaKeyIsRead() throws Exception {
+        var keys = keyPair("RSA");
+        var key = pem("legacy-rsa.key", new JcaMiscPEMGenerator(keys.getPrivate(),
+                new JcePEMEncryptorBuilder("AES-256-CBC").setProvider(BC).build("rsa secret".toCharArray())));
+        assertTrue(Files.readString(key).contains("Proc-Type: 4,ENCRYPTED"));
+        TlsMaterial.load(new TlsOptions(selfSigned("legacy-rsa", keys), key, Optional.empty(),
+                Optional.of("rsa secret".toCharArray()), false, false));
+    }
+
+    @Test
     void certificateNamesAreReadFromTheSubject() {
         X509Certificate client = certificates.client("device, 7").certificate();
         assertEquals(Optional.of("device, 7"), CertificateNames.commonName(client));
