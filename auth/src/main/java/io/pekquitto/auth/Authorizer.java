@@ -28,4 +28,22 @@ public interface Authorizer {
      * {@code $share/GROUP/} prefix): granted only if every topic the filter can match is readable.
      */
     boolean canSubscribe(ClientIdentity client, String filter);
+
+    /**
+     * The decisions for {@code client}, asked for once per connection; an implementation may resolve
+     * what applies to the client here rather than on every PUBLISH.
+     */
+    default ClientAuthorizer forClient(ClientIdentity client) {
+        return new ClientAuthorizer() {
+            @Override
+            public boolean canPublish(String topic) {
+                return Authorizer.this.canPublish(client, topic);
+            }
+
+            @Override
+            public boolean canSubscribe(String filter) {
+                return Authorizer.this.canSubscribe(client, filter);
+            }
+        };
+    }
 }

@@ -1,6 +1,7 @@
 package io.pekquitto.auth.acl;
 
 import io.pekquitto.auth.Authorizer;
+import io.pekquitto.auth.ClientAuthorizer;
 import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.protocol.TopicFilter;
 import java.util.ArrayList;
@@ -21,8 +22,34 @@ public final class AclAuthorizer implements Authorizer {
 
     @Override
     public boolean canPublish(ClientIdentity client, String topic) {
+        return canPublish(rules(client), topic);
+    }
+
+    @Override
+    public boolean canSubscribe(ClientIdentity client, String filter) {
+        return canSubscribe(rules(client), filter);
+    }
+
+    /** The client's rules, patterns filled in, resolved once: no list is built per PUBLISH. */
+    @Override
+    public ClientAuthorizer forClient(ClientIdentity client) {
+        var rules = List.copyOf(rules(client));
+        return new ClientAuthorizer() {
+            @Override
+            public boolean canPublish(String topic) {
+                return AclAuthorizer.canPublish(rules, topic);
+            }
+
+            @Override
+            public boolean canSubscribe(String filter) {
+                return AclAuthorizer.canSubscribe(rules, filter);
+            }
+        };
+    }
+
+    private static boolean canPublish(List<AclRule> rules, String topic) {
         boolean granted = false;
-        for (var rule : rules(client)) {
+        for (var rule : rules) {
             if (!TopicFilter.matches(rule.filter(), topic)) continue;
             if (rule.access() == AclRule.Access.DENY) return false;
             granted |= rule.access().writes();
@@ -30,10 +57,9 @@ public final class AclAuthorizer implements Authorizer {
         return granted;
     }
 
-    @Override
-    public boolean canSubscribe(ClientIdentity client, String filter) {
+    private static boolean canSubscribe(List<AclRule> rules, String filter) {
         boolean granted = false;
-        for (var rule : rules(client)) {
+        for (var rule : rules) {
             if (rule.access() == AclRule.Access.DENY) {
                 if (TopicFilters.overlap(rule.filter(), filter)) return false;
             } else if (rule.access().reads() && TopicFilters.covers(rule.filter(), filter)) {

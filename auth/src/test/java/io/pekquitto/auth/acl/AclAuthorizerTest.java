@@ -98,6 +98,21 @@ class AclAuthorizerTest {
     }
 
     @Test
+    void aClientsRulesResolvedOnceDecideAsTheAuthorizerDoes() {
+        var alice = ACL.forClient(user("alice"));
+        var device = ACL.forClient(anonymous("sensor-7"));
+        var attacker = ACL.forClient(anonymous("+"));
+        for (var topic : List.of("home/alice/lamp", "home/bob/lamp", "vault/secret", "devices/sensor-7/t", "public/x")) {
+            assertEquals(ACL.canPublish(user("alice"), topic), alice.canPublish(topic), topic);
+            assertEquals(ACL.canPublish(anonymous("sensor-7"), topic), device.canPublish(topic), topic);
+        }
+        for (var filter : List.of("home/alice/#", "home/#", "vault/#", "inbox/alice/#", "devices/+/#")) {
+            assertEquals(ACL.canSubscribe(user("alice"), filter), alice.canSubscribe(filter), filter);
+            assertFalse(attacker.canSubscribe(filter), filter);
+        }
+    }
+
+    @Test
     void rulesFromTheConfigurationFollowTheFilesRules() {
         var file = AclFile.parse(List.of("user alice", "topic read a/#"), "file");
         var config = AclFile.parse(List.of("topic read anonymous/#", "user alice", "topic deny a/secret"), "config");

@@ -1,6 +1,5 @@
 package io.pekquitto.shards.connection;
 
-import io.pekquitto.auth.Authorizer;
 import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.MalformedPacketException;
@@ -97,7 +96,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
 
     private final BrokerSettings settings;
-    private final Authorizer authorizer;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     private final TimerScheduler<Command> timers;
@@ -139,7 +137,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                ActorRef<ShardRequest> shard, ConnectionRef self, Established state, PacketSource packets) {
         super(context);
         this.settings = environment.settings();
-        this.authorizer = environment.security().authorizer();
         this.shard = shard;
         this.self = self;
         this.timers = timers;
@@ -280,7 +277,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onSubscribe(Subscribe subscribe) {
         var outcome = SubscribeChecks.check(subscribe, state.version, settings.maxQos(),
-                filter -> authorizer.canSubscribe(state.identity, filter));
+                state.inbound.acl()::canSubscribe);
         if (outcome instanceof SubscribeChecks.Violation violation) return disconnect(violation.reason(), violation.why());
         var checked = (SubscribeChecks.Checked) outcome;
         shard.tell(new ShardRequest.Subscribe(clientId, subscribe.packetId(), checked.reasons(), checked.requests(), self));

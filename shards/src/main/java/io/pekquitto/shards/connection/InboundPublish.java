@@ -1,6 +1,7 @@
 package io.pekquitto.shards.connection;
 
 import io.pekquitto.auth.Authorizer;
+import io.pekquitto.auth.ClientAuthorizer;
 import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Packet;
@@ -24,8 +25,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The rules for a PUBLISH from the client (3.3) and the PUBREL that completes a QoS 2 one: topic
- * aliases, the server's maximum QoS and retain support, the Payload Format Indicator, the ACLs, and exactly-once
- * receipt of QoS 2 (method B, 4.3.3: delivered onwards at once, a resend only acknowledged). Each
+ * aliases, the server's maximum QoS and retain support, the Payload Format Indicator, the ACLs, and
+ * exactly-once receipt of QoS 2 (method B, 4.3.3: delivered onwards at once, a resend only acknowledged). Each
  * PUBLISH is routed with its acknowledgement, refused with a reason code, or ends the connection.
  */
 final class InboundPublish {
@@ -46,17 +47,20 @@ final class InboundPublish {
     private final ProtocolVersion version;
     private final boolean problemInformation;
     private final InboundTopicAliases topicAliases;
-    private final Authorizer authorizer;
-    private final ClientIdentity client;
+    private final ClientAuthorizer acl;
 
     InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation, Authorizer authorizer,
                    ClientIdentity client) {
         this.settings = settings;
         this.version = version;
         this.problemInformation = problemInformation;
-        this.authorizer = authorizer;
-        this.client = client;
+        this.acl = authorizer.forClient(client);
         this.topicAliases = new InboundTopicAliases(version.hasProperties() ? settings.topicAliasMaximum() : 0);
+    }
+
+    /** The client's ACL decisions, resolved at CONNECT; its subscriptions are judged by them too. */
+    ClientAuthorizer acl() {
+        return acl;
     }
 
     Outcome receive(Publish publish, Session session, long now) {
@@ -84,7 +88,7 @@ final class InboundPublish {
         }
         if (!TopicName.isValid(topic)) return new Violation(ReasonCode.TOPIC_NAME_INVALID, "invalid topic name");
         if (TopicName.isBrokers(topic)) return refuseNotAuthorized(publish, "$SYS topics are the broker's");
-        if (!authorizer.canPublish(client, topic)) return refuseNotAuthorized(publish, "the ACLs do not allow it");
+        if (!acl.canPublish(topic)) return refuseNotAuthorized(publish, "the ACLs do not allow it");
         if (publish.qos().value() > settings.maxQos()) {
             return new Violation(ReasonCode.QOS_NOT_SUPPORTED, "QoS above the server maximum");  // [MQTT-3.2.2-11]
         }
