@@ -118,6 +118,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         var authentication = environment.security().authenticator().authenticate(new Credentials(terms.clientId(),
                 connect.username(), connect.password().map(Binary::toByteArray), remote, transport.peerCommonName()));
         if (authentication instanceof Authentication.Refused refused) {
+            // At INFO, as Mosquitto does: a failed login is what an operator looks for (never the password).
+            getContext().getLog().info("[{}] CONNECT from {} refused: {}", terms.clientId(), remote, refused.why());
             return refuse(terms.clientId(), refused.refusal() == Authentication.Refusal.BAD_USERNAME_OR_PASSWORD
                     ? ReasonCode.BAD_USER_NAME_OR_PASSWORD : ReasonCode.NOT_AUTHORIZED, refused.why());
         }
