@@ -104,4 +104,20 @@ class RetainedStoreIT {
                     refused.getMessage());
         }
     }
+
+    @Test
+    @DisplayName("a corrupt store stops the start, naming its path, rather than starting empty over it")
+    void aCorruptStoreStopsTheStart() throws Exception {
+        try (var first = RunnableJar.start(configuration())) {
+            publishRetained(first.port(), List.of(Names.topic("corrupt") + "/x"));
+        }
+        try (Stream<Path> files = Files.list(store)) {
+            var manifest = files.filter(file -> file.getFileName().toString().startsWith("MANIFEST-")).findFirst().orElseThrow();
+            var damaged = Files.readAllBytes(manifest);
+            for (int i = 0; i < damaged.length; i += 7) damaged[i] ^= (byte) 0x5a;
+            Files.write(manifest, damaged);
+        }
+        var refused = assertThrows(AssertionError.class, () -> RunnableJar.start(configuration()).close());
+        assertTrue(refused.getMessage().contains("store " + store.toAbsolutePath() + " is corrupt"), refused.getMessage());
+    }
 }
