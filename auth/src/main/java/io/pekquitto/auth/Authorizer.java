@@ -18,6 +18,24 @@ public interface Authorizer {
         public boolean canSubscribe(ClientIdentity client, String filter) {
             return true;
         }
+
+        /** One for every client: a connection without ACLs holds no object of its own for them. */
+        private final ClientAuthorizer everything = new ClientAuthorizer() {
+            @Override
+            public boolean canPublish(String topic) {
+                return true;
+            }
+
+            @Override
+            public boolean canSubscribe(String filter) {
+                return true;
+            }
+        };
+
+        @Override
+        public ClientAuthorizer forClient(ClientIdentity client) {
+            return everything;
+        }
     };
 
     /** Whether {@code client} may publish to {@code topic} (a valid topic name, no wildcards); wills too. */

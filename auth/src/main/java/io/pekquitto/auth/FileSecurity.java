@@ -1,6 +1,5 @@
 package io.pekquitto.auth;
 
-import io.pekquitto.auth.acl.Acl;
 import io.pekquitto.auth.acl.AclAuthorizer;
 import io.pekquitto.auth.acl.AclFile;
 import io.pekquitto.auth.acl.AclFileException;
@@ -29,8 +28,9 @@ public final class FileSecurity {
         try {
             var authenticator = new PasswordFileAuthenticator(passwordFile.map(PasswordFile::read), allowAnonymous);
             if (aclFile.isEmpty() && aclLines.isEmpty()) return new Security(authenticator, Authorizer.ALLOW_ALL);
-            var acl = aclFile.map(AclFile::read).orElse(new Acl(List.of(), java.util.Map.of(), List.of()))
-                    .with(AclFile.parse(aclLines, "auth.acl"));
+            var fromFile = aclFile.map(AclFile::read);
+            var configured = AclFile.parse(aclLines, "auth.acl");  // after the file's rules
+            var acl = fromFile.map(rules -> rules.with(configured)).orElse(configured);
             return new Security(authenticator, new AclAuthorizer(acl));
         } catch (PasswordFileException | AclFileException e) {
             throw new IllegalArgumentException(e.getMessage(), e);

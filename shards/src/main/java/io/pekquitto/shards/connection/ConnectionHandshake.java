@@ -1,6 +1,7 @@
 package io.pekquitto.shards.connection;
 
 import io.pekquitto.auth.Authentication;
+import io.pekquitto.auth.ClientAuthorizer;
 import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.auth.Credentials;
 import io.pekquitto.protocol.Binary;
@@ -25,7 +26,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 /**
  * A connection until its CONNACK: the CONNECT, its negotiation ({@link ConnectNegotiation}), its
  * authentication and the ACL check of its will, and the wait for the session while the shard claims
- * it. Once the shard answers {@link Connection.Attached}, the same actor goes on as a {@link Connection}. A connection closed while attaching stays until the
+ * it. Once the shard answers {@link Connection.Attached}, the same actor goes on as a
+ * {@link Connection}. A connection closed while attaching stays until the
  * shard answers: with the session, which then goes straight back, or with
  * {@link Connection.TakenOver}, and then there is none.
  */
@@ -47,6 +49,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
     private ConnectNegotiation.Terms terms;
     private ClientIdentity identity;
+    /** The client's ACL decisions, resolved once: for its will now, for its publishes and subscriptions later. */
+    private ClientAuthorizer acl;
     private Optional<Will> will = Optional.empty();
 
     ConnectionHandshake(ActorContext<Connection.Command> context, TimerScheduler<Connection.Command> timers,
@@ -126,7 +130,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         identity = new ClientIdentity(terms.clientId(), ((Authentication.Allowed) authentication).username(), remote);
         will = connect.will();
         // Wills are publishes: the ACLs judge them at CONNECT, when the client can still be told.
-        if (will.isPresent() && !environment.security().authorizer().canPublish(identity, will.get().topic())) {
+        acl = environment.security().authorizer().forClient(identity);
+        if (will.isPresent() && !acl.canPublish(will.get().topic())) {
             return refuse(terms.clientId(), ReasonCode.NOT_AUTHORIZED, "the ACLs do not allow the will's topic");
         }
         timers.cancel(Connection.ConnectTimeout.INSTANCE);
@@ -145,7 +150,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private Behavior<Connection.Command> onAttached(Connection.Attached attached) {
         var state = new Established(transport, writer, version, identity, will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
-                new InboundPublish(settings, version, terms.problemInformation(), environment.security().authorizer(), identity),
+                new InboundPublish(settings, version, terms.problemInformation(), acl),
                 new DeliveryWindow(attached.session(), terms, version, settings, writer));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);

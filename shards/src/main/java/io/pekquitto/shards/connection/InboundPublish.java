@@ -1,8 +1,6 @@
 package io.pekquitto.shards.connection;
 
-import io.pekquitto.auth.Authorizer;
 import io.pekquitto.auth.ClientAuthorizer;
-import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.Properties;
@@ -49,12 +47,12 @@ final class InboundPublish {
     private final InboundTopicAliases topicAliases;
     private final ClientAuthorizer acl;
 
-    InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation, Authorizer authorizer,
-                   ClientIdentity client) {
+    /** @param acl the client's ACL decisions ({@link io.pekquitto.auth.Authorizer#forClient}) */
+    InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation, ClientAuthorizer acl) {
         this.settings = settings;
         this.version = version;
         this.problemInformation = problemInformation;
-        this.acl = authorizer.forClient(client);
+        this.acl = acl;
         this.topicAliases = new InboundTopicAliases(version.hasProperties() ? settings.topicAliasMaximum() : 0);
     }
 

@@ -17,8 +17,7 @@ final class AuthSettingsReader {
 
     /** An empty string is no file. */
     private static Optional<Path> file(Config config, String path) {
-        var value = config.getString(path).strip();
-        return value.isEmpty() ? Optional.empty() : Optional.of(Path.of(value));
+        return SettingsReader.text(config, path).map(Path::of);
     }
 
     /** {@code auto}: anonymous clients may connect only while there is no password file, as in Mosquitto 2.0. */
@@ -29,7 +28,7 @@ final class AuthSettingsReader {
             return config.getBoolean(path);
         } catch (com.typesafe.config.ConfigException.WrongType e) {
             throw new ConfigurationException(path + " must be true, false or auto, not " + value.render()
-                    + " (" + value.origin().description() + ")", e);
+                    + " (" + SettingsReader.origin(config, path) + ")", e);
         }
     }
 }

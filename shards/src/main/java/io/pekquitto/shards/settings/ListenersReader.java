@@ -1,5 +1,8 @@
 package io.pekquitto.shards.settings;
 
+import static io.pekquitto.shards.settings.SettingsReader.origin;
+import static io.pekquitto.shards.settings.SettingsReader.text;
+
 import com.typesafe.config.Config;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,14 +72,5 @@ final class ListenersReader {
         return Optional.of(new TlsSettings(Path.of(certFile.get()), Path.of(keyFile.get()),
                 keyPassword.isEmpty() ? Optional.empty() : Optional.of(keyPassword),
                 caFile.map(Path::of), requireClientCertificate, certificateNameAsUsername));
-    }
-
-    private static Optional<String> text(Config config, String path) {
-        var value = config.getString(path).strip();
-        return value.isEmpty() ? Optional.empty() : Optional.of(value);
-    }
-
-    private static String origin(Config config, String path) {
-        return config.getValue(path).origin().description();
     }
 }

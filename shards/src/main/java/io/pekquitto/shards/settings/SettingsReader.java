@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Reads {@link BrokerSettings} from the {@code pekquitto} section of a configuration, once, at start.
@@ -92,8 +93,15 @@ public final class SettingsReader {
         return ROOT + "." + key;
     }
 
-    private static String origin(Config config, String path) {
+    /** Where the value at {@code path} was set: the file and line, or the default. */
+    static String origin(Config config, String path) {
         return config.getValue(path).origin().description();
+    }
+
+    /** The string at {@code path}, stripped; empty when it is blank (an empty string is "not set"). */
+    static Optional<String> text(Config config, String path) {
+        var value = config.getString(path).strip();
+        return value.isEmpty() ? Optional.empty() : Optional.of(value);
     }
 
     /**
@@ -120,10 +128,8 @@ public final class SettingsReader {
             default -> throw new ConfigurationException(path + " must be none, batch or fsync, not " + value
                     + " (" + origin(config, path) + ")");
         };
-        var directory = config.getString(path("store.path")).strip();
-        if (directory.isEmpty()) {
-            throw new ConfigurationException(path("store.path") + " must name a directory (" + origin(config, path("store.path")) + ")");
-        }
+        var directory = text(config, path("store.path")).orElseThrow(() -> new ConfigurationException(
+                path("store.path") + " must name a directory (" + origin(config, path("store.path")) + ")"));
         return new StoreSettings(config.getBoolean(path("store.enabled")), Path.of(directory), durability);
     }
 

@@ -28,15 +28,20 @@ public final class ShardPersistence {
         this.wallClock = wallClock;
     }
 
-    /** A retained message published here, or its removal (an empty payload), for the turn's batch. */
-    public void retained(Message message) {
-        if (store.isEmpty()) return;
+    /**
+     * A retained message published here, or its removal (an empty payload), for the turn's batch.
+     *
+     * @return whether it was batched, so the turn must end with a {@link #flush()}; false without a store
+     */
+    public boolean retained(Message message) {
+        if (store.isEmpty()) return false;
         var key = RetainedRecords.key(message.topic());
         if (message.payload().isEmpty()) {
             batch.delete(Keyspace.RETAINED, key);
         } else {
             batch.put(Keyspace.RETAINED, key, RetainedRecords.encode(message, clock.getAsLong(), wallClock.getAsLong()));
         }
+        return true;
     }
 
     /** Writes the turn's batch; when it returns, the batch is as durable as the store's mode. */

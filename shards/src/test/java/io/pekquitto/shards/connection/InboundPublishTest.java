@@ -32,7 +32,7 @@ class InboundPublishTest {
     private final Session session = new Session("c", 100, false);
 
     private static InboundPublish v5(BrokerSettings settings) {
-        return new InboundPublish(settings, ProtocolVersion.MQTT_5, true, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
+        return new InboundPublish(settings, ProtocolVersion.MQTT_5, true, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT));
     }
 
     private static Publish publish(String topic, QoS qos, int packetId, Properties properties) {
@@ -72,7 +72,7 @@ class InboundPublishTest {
         assertNull(assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
                 v5.receive(publish("$SYS/x", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW)).ack(), "QoS 0: dropped");
 
-        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
+        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT));
         assertEquals(new PubAck(5), assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
                 v311.receive(publish("$SYS/x", QoS.AT_LEAST_ONCE, 5, Properties.NONE), session, NOW)).ack(),
                 "3.1.1 has no reason code: acknowledged and dropped");
@@ -96,7 +96,7 @@ class InboundPublishTest {
 
     @Test
     void aPublishTheAclsRefuseIsNotRoutedAndGetsNotAuthorized() {  // 3.3.5: a server may refuse; 0x87 in MQTT 5
-        var v5 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, true, MINE_ONLY, TestConnections.CLIENT);
+        var v5 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, true, MINE_ONLY.forClient(TestConnections.CLIENT));
         assertInstanceOf(InboundPublish.Accepted.class, v5.receive(publish("mine/a", QoS.AT_LEAST_ONCE, 1, Properties.NONE), session, NOW));
         var qos1 = assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
                 v5.receive(publish("theirs/a", QoS.AT_LEAST_ONCE, 2, Properties.NONE), session, NOW));
@@ -108,7 +108,7 @@ class InboundPublishTest {
         assertNull(assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
                 v5.receive(publish("theirs/a", QoS.AT_MOST_ONCE, 0, Properties.NONE), session, NOW)).ack(), "QoS 0: dropped");
 
-        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false, MINE_ONLY, TestConnections.CLIENT);
+        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false, MINE_ONLY.forClient(TestConnections.CLIENT));
         assertEquals(new PubAck(4), assertInstanceOf(InboundPublish.AcknowledgedOnly.class,
                 v311.receive(publish("theirs/a", QoS.AT_LEAST_ONCE, 4, Properties.NONE), session, NOW)).ack(),
                 "3.1.1 has no reason code: acknowledged and dropped");
@@ -243,7 +243,7 @@ class InboundPublishTest {
 
     @Test
     void noReasonStringWhenTheClientAskedForNoProblemInformation() {  // [MQTT-3.1.2-29]
-        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, false, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
+        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, false, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT));
         var bad = new Publish("a", NOT_UTF8, QoS.AT_LEAST_ONCE, false, false, 4, utf8Payload());
         var refused = assertInstanceOf(InboundPublish.AcknowledgedOnly.class, inbound.receive(bad, session, NOW));
         assertEquals(Properties.NONE, assertInstanceOf(PubAck.class, refused.ack()).properties());
@@ -277,7 +277,7 @@ class InboundPublishTest {
 
     @Test
     void pubRelForAnUnknownPacketIdGetsAPlainPubCompIn311() {  // 3.1.1 PUBCOMP has no reason code
-        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, true, Authorizer.ALLOW_ALL, TestConnections.CLIENT);
+        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, true, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT));
         assertEquals(new PubComp(12), inbound.release(new PubRel(12), session));
     }
 

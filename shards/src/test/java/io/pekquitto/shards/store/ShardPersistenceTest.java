@@ -1,6 +1,7 @@
 package io.pekquitto.shards.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.Binary;
@@ -36,7 +37,7 @@ class ShardPersistenceTest {
 
     @Test
     void aTurnsWritesReachTheStoreAtFlush() {
-        persistence.retained(retained("a/b", "one", Properties.NONE));
+        assertTrue(persistence.retained(retained("a/b", "one", Properties.NONE)), "batched: the turn must flush");
         assertEquals(List.of(), recovered(), "nothing before the flush");
         persistence.flush();
         var messages = recovered();
@@ -73,7 +74,7 @@ class ShardPersistenceTest {
     @Test
     void withoutAStoreNothingIsKept() {
         var none = new ShardPersistence(Optional.empty(), nanos::get, wall::get);
-        none.retained(retained("a", "b", Properties.NONE));
+        assertFalse(none.retained(retained("a", "b", Properties.NONE)), "nothing batched, no flush needed");
         none.flush();
         assertEquals(0, none.recoverRetained(message -> {}));
     }
