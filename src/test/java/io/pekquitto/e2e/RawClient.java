@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PushbackInputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -60,12 +60,12 @@ public final class RawClient implements AutoCloseable {
             "DISCONNECT", "AUTH"};
 
     private final Socket socket;
-    private final InputStream in;
+    private final PushbackInputStream in;
     private final OutputStream out;
 
     private RawClient(Socket socket) throws IOException {
         this.socket = socket;
-        this.in = socket.getInputStream();
+        this.in = new PushbackInputStream(socket.getInputStream(), 1);
         this.out = socket.getOutputStream();
     }
 
@@ -98,8 +98,8 @@ public final class RawClient implements AutoCloseable {
         return client;
     }
 
-    /** Writes the bytes as given (one or several packets, or a fragment). */
-    public void send(byte[]... packets) throws IOException {
+    /** Writes the bytes as given (one or several packets, or a fragment); from any thread. */
+    public synchronized void send(byte[]... packets) throws IOException {
         for (byte[] packet : packets) out.write(packet);
         out.flush();
     }
@@ -149,6 +149,23 @@ public final class RawClient implements AutoCloseable {
             off += n;
         }
         return Optional.of(new Packet(header, body));
+    }
+
+    /**
+     * The next whole packet, or empty if none starts to arrive within {@code quiet}: for reading until
+     * the server has nothing more to send. Fails the test if the connection closes.
+     */
+    public Optional<Packet> readUnlessQuiet(Duration quiet) throws IOException {
+        socket.setSoTimeout((int) Math.max(1, quiet.toMillis()));
+        int first;
+        try {
+            first = in.read();
+        } catch (SocketTimeoutException e) {
+            return Optional.empty();
+        }
+        if (first < 0) fail("the server closed the connection");
+        in.unread(first);
+        return Optional.of(read());
     }
 
     /** Reads the next packet and asserts its type. */

@@ -89,6 +89,12 @@ final class Mesh {
         dataPlane.reset(peer);
     }
 
+    /** Per peer, the forwarded batch that will hold what was forwarded so far. */
+    long[] batchesHoldingQueued() { return dataPlane.batchesHoldingQueued(); }
+
+    /** Per peer, the forwarded batches it has acknowledged (once written, when there is a store). */
+    long[] acknowledgedBatches() { return dataPlane.acknowledgedBatches(); }
+
     boolean isOverloaded() { return dataPlane.isOverloaded(); }
 
     boolean isBelowLowWater() { return dataPlane.isBelowLowWater(); }

@@ -51,7 +51,7 @@ final class Router {
     /** A message published here: retained, delivered here, to shared members, and forwarded to matching peers. */
     void route(String publisherId, Message message) {
         // The shard a retained message was published on is the one that stores it.
-        if (retained.retain(message) && persistence.retained(message)) scheduleFlush.run();
+        if (retained.retain(message)) persistence.retained(message);
         var route = routes.routeFor(message.topic());
         deliveries.deliver(route, publisherId, message, this::deliver);
         for (var group : route.groups()) {

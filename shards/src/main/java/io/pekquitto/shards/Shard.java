@@ -18,7 +18,6 @@ import io.pekquitto.shards.session.PendingWill;
 import io.pekquitto.shards.session.ReleaseDraining;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionEffect;
-import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -35,6 +34,7 @@ import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -89,9 +89,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** The earliest Keep Alive deadline of a parked connection has come. */
     private enum ParkedKeepAliveCheck implements Command { INSTANCE }
 
-    private record SessionExpiryCheck(String clientId, long generation) implements Command {}
+    /** A session's expiry timer ({@link ShardSessions}). */
+    record SessionExpiryCheck(String clientId, long generation) implements Command {}
 
-    private record WillDelayExpired(String clientId, long generation) implements Command {}
+    /** A will's delay timer ({@link ShardSessions}). */
+    record WillDelayExpired(String clientId, long generation) implements Command {}
 
     /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
     private enum Flush implements Command { INSTANCE }
@@ -114,6 +116,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** One for all the shard's connections: a lambda each would cost 16 bytes per idle connection. */
     private final ConnectionRef.Resumer resumer = this::resume;
     private final Router router;
+    private final ShardPersistence persistence;
+    /** Performs what the session rules decide, and recovers the sessions at start. */
+    private final ShardSessions shardSessions;
+    /** With a store: the acknowledgements that wait for this turn's writes and for peers' ({@link WriteConfirmations}). */
+    private final WriteConfirmations<ConnectionRef> confirmations = new WriteConfirmations<>();
     private boolean flushScheduled;
     private long connectionSequence;
 
@@ -135,19 +142,20 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                   AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock) {
         super(context);
         this.settings = settings;
-        this.environment = ShardEnvironment.of(settings, security, clock);
+        this.persistence = new ShardPersistence(store, clock, System::currentTimeMillis, this::scheduleFlush);
+        this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable());
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
         this.sockets = Adapter.actorOf(context, ShardSockets.props().withDispatcher(dispatcher));
         this.retained = new RetainedMessages(settings.retainAvailable());
         this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
-        this.sessions = new Sessions<>(clientId -> new Session(clientId, settings.maxQueuedMessages(),
-                settings.maxQueuedBytes(), settings.queueQos0Messages()));
-        var persistence = new ShardPersistence(store, clock, System::currentTimeMillis);
+        this.sessions = new Sessions<>(this::newSession, persistence.journal());
         int recovered = persistence.recoverRetained(retained::retain);  // also after a restart by the supervisor
         if (recovered > 0) context.getLog().info("{} retained messages recovered from the store", recovered);
         this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
+        this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
+                this::newSession, context.getLog());
         var all = shards.get();
         if (all != null) joinMesh(all.indexOf(context.getSelf()), all);  // restarted by the supervisor
     }
@@ -156,9 +164,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public Receive<ShardMessage> createReceive() {
         return newReceiveBuilder()
                 .onMessage(Accept.class, this::onAccept)
-                .onMessage(Peers.class, message -> joinMesh(message.index(), message.shards()))
+                .onMessage(Peers.class, this::onPeers)
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
+                .onMessage(ShardRequest.AwaitWrite.class, await -> awaitWrite(await.connection()))
                 .onMessage(ShardRequest.Subscribe.class, this::onSubscribe)
                 .onMessage(ShardRequest.Unsubscribe.class, this::onUnsubscribe)
                 .onMessage(ShardRequest.ResumeReading.class, this::onResumeReading)
@@ -183,10 +192,18 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 })
                 .onMessage(SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
                 .onMessage(WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
+                .onSignal(PostStop.class, stopped -> {
+                    persistence.flush();  // a graceful stop: what the last turns journaled (acknowledgements, say)
+                    return this;
+                })
                 .build();
     }
 
     private long now() { return clock.getAsLong(); }
+
+    private Session newSession(String clientId) {
+        return new Session(clientId, settings.maxQueuedMessages(), settings.maxQueuedBytes(), settings.queueQos0Messages());
+    }
 
     // ---- connections
 
@@ -219,8 +236,20 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> onRoute(ShardRequest.Route route) {
+        if (route.awaitingPubRel() != 0) persistence.journal().awaitingPubRel(route.publisherId(), route.awaitingPubRel(), true);
         router.route(route.publisherId(), route.message());
+        return route.awaitingAck() == null ? this : awaitWrite(route.awaitingAck());
+    }
+
+    /** The connection's next acknowledgement goes out once this turn is written, here and by the peers it forwarded to. */
+    private Behavior<ShardMessage> awaitWrite(ConnectionRef connection) {
+        confirmations.await(connection);
+        scheduleFlush();
         return this;
+    }
+
+    private void confirm(ConnectionRef connection, int count) {
+        connection.tell(new Connection.AcknowledgementsWritten(count));
     }
 
     private Behavior<ShardMessage> onAttach(ShardRequest.Attach attach) {
@@ -259,44 +288,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return perform(sessions.connectionStopped(connection, now()));
     }
 
-    /** Does what the session rules decided. */
     private Behavior<ShardMessage> perform(List<SessionEffect<ConnectionRef>> effects) {
-        for (var effect : effects) {
-            if (effect instanceof SessionEffect.TakeOver<ConnectionRef> takeOver) {
-                takeOver.connection().tell(Connection.TakenOver.INSTANCE);
-            } else if (effect instanceof SessionEffect.Attach<ConnectionRef> attach) {
-                attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));
-            } else if (effect instanceof SessionEffect.AwaitPeers<ConnectionRef> await) {
-                mesh.afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
-            } else if (effect instanceof SessionEffect.PublishWill<ConnectionRef> will) {
-                router.route(will.clientId(), will.will());
-            } else if (effect instanceof SessionEffect.Subscribe<ConnectionRef> subscribe) {
-                mesh.announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry()).announce());
-            } else if (effect instanceof SessionEffect.Unsubscribe<ConnectionRef> unsubscribe) {
-                mesh.announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
-            } else if (effect instanceof SessionEffect.RedeliverShared<ConnectionRef> redeliver) {
-                router.redeliverShared(redeliver.clientId(), redeliver.message());
-            } else if (effect instanceof SessionEffect.StartExpiryTimer<ConnectionRef> timer) {
-                timers.startSingleTimer("expiry-" + timer.clientId(), new SessionExpiryCheck(timer.clientId(), timer.generation()), timer.delay());
-            } else if (effect instanceof SessionEffect.StartWillTimer<ConnectionRef> timer) {
-                timers.startSingleTimer("will-" + timer.clientId(), new WillDelayExpired(timer.clientId(), timer.generation()), timer.delay());
-            } else if (effect instanceof SessionEffect.Transfer<ConnectionRef> transfer) {
-                transfer(transfer.shard(), transfer.message());
-            }
-        }
+        shardSessions.perform(effects);
         return this;
-    }
-
-    /** A session transfer step: handled at once when it is for this shard, so a local takeover is one turn. */
-    private void transfer(int shard, SessionTransfer message) {
-        if (shard == mesh.index()) {
-            perform(sessions.receive(message, now()));
-            return;
-        }
-        if (message instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
-            draining.movedTo(handover.clientId(), shard);  // deliveries still bouncing follow the session
-        }
-        mesh.control(shard, new ControlMessage.Sessions(message));
     }
 
     // ---- subscriptions
@@ -314,6 +308,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 retainedToSend.addAll(retained.forSubscription(request, subscribed.previous().isEmpty(), now));
             }
         }
+        sessions.subscriptionsChanged(subscribe.clientId());
         var reply = new Connection.Subscribed(subscribe.packetId(), subscribe.reasons(), retainedToSend);
         mesh.afterPeersApplied(() -> {
             router.flushTo(subscribe.replyTo());
@@ -330,6 +325,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
             if (existed) mesh.announce(routes.unsubscribe(unsubscribe.clientId(), filter));
             reasons.add(existed ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED);
         }
+        sessions.subscriptionsChanged(unsubscribe.clientId());
         router.flushTo(unsubscribe.replyTo());  // deliveries routed before the UNSUBSCRIBE go before its UNSUBACK
         unsubscribe.replyTo().tell(new Connection.Unsubscribed(unsubscribe.packetId(), reasons));
         return this;
@@ -347,17 +343,20 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private Behavior<ShardMessage> onFlush() {
         flushScheduled = false;
         router.flush();
+        confirmations.turnWritten(mesh.batchesHoldingQueued(), mesh.acknowledgedBatches(), this::confirm);
         return this;
     }
 
     private Behavior<ShardMessage> onForward(Forward forward) {
         forward.items().forEach(router::forwarded);
+        persistence.flush();  // a peer's batch is acknowledged once written: its publishers' PUBACKs wait for that
         if (throttle.acknowledgeNow(forward.from())) mesh.acknowledgeBatch(forward.from());
         return this;
     }
 
     private Behavior<ShardMessage> onForwardAck(ForwardAck ack) {
         mesh.batchAcknowledged(ack.from());
+        confirmations.peersAcknowledged(mesh.acknowledgedBatches(), this::confirm);
         throttle.meshRelieved(mesh.isBelowLowWater()).forEach(Transport::readMore);
         return this;
     }
@@ -382,6 +381,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     // ---- control plane
+
+    /** The broker's start: join the mesh, then take back this shard's sessions from the store. */
+    private Behavior<ShardMessage> onPeers(Peers peers) {
+        joinMesh(peers.index(), peers.shards());
+        shardSessions.recover();
+        return this;
+    }
 
     private Behavior<ShardMessage> joinMesh(int index, List<ActorRef<ShardMessage>> shards) {
         routes.joinMesh(index, shards.size());
@@ -415,6 +421,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private void onHello(int from) {
         routes.forgetPeer(from);
         mesh.peerRestarted(from);
+        confirmations.peersAcknowledged(mesh.acknowledgedBatches(), this::confirm);
         mesh.control(from, new ControlMessage.Resync(routes.announcements(), sessions.heldWithHome(from)));
         perform(sessions.peerRestarted(from));
     }

@@ -7,35 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V5Client;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Retained messages in the store (issue 10, first step): the runnable broker as a child JVM, killed
  * with SIGKILL or stopped, then started again on the same store; and a store another broker holds.
  */
 class RetainedStoreIT {
-    private Path store;
-
-    @BeforeEach
-    void createStore() throws IOException {
-        store = Files.createTempDirectory("pekquitto-store");
-    }
-
-    @AfterEach
-    void deleteStore() throws IOException {
-        try (Stream<Path> files = Files.walk(store)) {
-            for (var path : files.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(path);
-        }
-    }
+    @TempDir
+    Path store;
 
     private String configuration() {
         return """

@@ -74,6 +74,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: UNSUBSCRIBE applied. */
     public record Unsubscribed(int packetId, List<ReasonCode> reasons) implements Command {}
 
+    /** From the shard: the writes of our next {@code count} acknowledgements are done (with a store). */
+    public record AcknowledgementsWritten(int count) implements Command {}
+
     /** From the shard: our Release is applied; deliveries sent before it have reached us. */
     public enum ReleaseConfirmed implements Command { INSTANCE }
 
@@ -107,6 +110,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final String clientId;
     private final InboundPublish inbound;
     private final DeliveryWindow window;
+    /** PUBLISH and PUBREL from the client: routed, and acknowledged (with a store, after the shard's write). */
+    private final PublishIntake intake;
     private boolean closed;
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}, bouncing deliveries. */
     private boolean released;
@@ -147,6 +152,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.clientId = state.clientId();
         this.inbound = state.inbound;
         this.window = state.window;
+        this.intake = new PublishIntake(environment, state, shard, self, packets);
         this.lastActivity = clock.getAsLong();
     }
 
@@ -160,6 +166,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onCommand(Command command) {
         if (command instanceof BytesReceived received) return onBytesReceived(received);
         if (command instanceof Deliver deliver) return onDeliver(deliver);
+        if (command instanceof AcknowledgementsWritten written) return onAcknowledgementsWritten(written);
         if (command instanceof TransportClosed closedBy) return onTransportClosed(closedBy);
         if (command instanceof Subscribed subscribed) return onSubscribed(subscribed);
         if (command instanceof Unsubscribed unsubscribed) return onUnsubscribed(unsubscribed);
@@ -241,7 +248,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             case PUBACK -> congestion(window.pubAck(((PubAck) packet).packetId(), clock.getAsLong()));
             case PUBREC -> congestion(window.pubRec((PubRec) packet, clock.getAsLong()));
             case PUBREL -> {
-                writer.accept(inbound.release((PubRel) packet, window.session()));
+                intake.pubRel((PubRel) packet, window.session());
                 yield this;
             }
             case PUBCOMP -> congestion(window.pubComp(((PubComp) packet).packetId(), clock.getAsLong()));
@@ -262,22 +269,20 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onPublish(Publish publish) {
-        var outcome = inbound.receive(publish, window.session(), clock.getAsLong());
-        if (outcome instanceof InboundPublish.Accepted accepted) {
-            packets.routed();
-            shard.tell(new ShardRequest.Route(clientId, accepted.message()));
-            if (accepted.ack() != null) writer.accept(accepted.ack());
-        } else if (outcome instanceof InboundPublish.AcknowledgedOnly acknowledged) {
-            if (acknowledged.ack() != null) writer.accept(acknowledged.ack());
-        } else if (outcome instanceof InboundPublish.Violation violation) {
-            return disconnect(violation.reason(), violation.why());
-        }
+        var violation = intake.publish(publish, window.session(), clock.getAsLong());
+        return violation == null ? this : disconnect(violation.reason(), violation.why());
+    }
+
+    private Behavior<Command> onAcknowledgementsWritten(AcknowledgementsWritten written) {
+        if (closed) return this;
+        writer.cork();
+        state.gate.written(written.count());
+        writer.uncork();
         return this;
     }
 
     private Behavior<Command> onSubscribe(Subscribe subscribe) {
-        var outcome = SubscribeChecks.check(subscribe, state.version, settings.maxQos(),
-                state.inbound.acl()::canSubscribe);
+        var outcome = SubscribeChecks.check(subscribe, state.version, settings.maxQos(), inbound.acl()::canSubscribe);
         if (outcome instanceof SubscribeChecks.Violation violation) return disconnect(violation.reason(), violation.why());
         var checked = (SubscribeChecks.Checked) outcome;
         shard.tell(new ShardRequest.Subscribe(clientId, subscribe.packetId(), checked.reasons(), checked.requests(), self));
@@ -402,7 +407,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private boolean isQuiet() {
-        return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket();
+        return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket() && state.gate.isEmpty();
     }
 
     // ---- ending

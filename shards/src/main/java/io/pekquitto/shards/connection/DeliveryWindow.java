@@ -13,7 +13,6 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -38,7 +37,7 @@ final class DeliveryWindow {
     private final int receiveMaximum;
     private final long maximumPacketSize;
     private final OutboundTopicAliases aliases;
-    private final Consumer<Packet> out;
+    private final OutboundGate out;
     /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
     private final Predicate<Publish> fitsTheClient = this::fits;
     private final boolean throttle;
@@ -49,7 +48,7 @@ final class DeliveryWindow {
     private long droppedQos0;
 
     DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
-                   Consumer<Packet> out) {
+                   OutboundGate out) {
         this.session = session;
         this.version = version;
         this.receiveMaximum = terms.clientReceiveMaximum();
@@ -75,7 +74,10 @@ final class DeliveryWindow {
 
     /** A message from the shard, QoS and retain already decided by the subscriptions. */
     Congestion deliver(Message message, long now, long outboundBacklog) {
-        if (message.isExpired(now)) return Congestion.UNCHANGED;  // [MQTT-3.3.2-5]
+        if (message.isExpired(now)) {
+            session.dropped(message);  // [MQTT-3.3.2-5]
+            return Congestion.UNCHANGED;
+        }
         if (message.qos() == QoS.AT_MOST_ONCE) {
             if (outboundBacklog > OUTBOUND_QOS0_LIMIT) {
                 droppedQos0++;  // a client that does not read loses QoS 0, never memory without bound
@@ -129,7 +131,13 @@ final class DeliveryWindow {
             return drain(now);
         }
         if (session.received(rec.packetId())) {
-            out.accept(new PubRel(rec.packetId()));  // [MQTT-4.3.3-4]
+            // [MQTT-4.3.3-4]; with a store, once PUBREC is written: else a crash could send the PUBLISH again
+            var pubRel = new PubRel(rec.packetId());
+            if (session.journal().isKept()) {
+                out.afterWrite(pubRel);
+            } else {
+                out.accept(pubRel);
+            }
         } else if (version.hasProperties()) {
             out.accept(new PubRel(rec.packetId(), ReasonCode.PACKET_IDENTIFIER_NOT_FOUND, Properties.NONE));
         }
@@ -166,7 +174,11 @@ final class DeliveryWindow {
             if (publish.qos() != QoS.AT_MOST_ONCE) session.abandon(publish.packetId());
             return;
         }
-        out.accept(toSend);
+        if (publish.qos() == QoS.EXACTLY_ONCE && !publish.dup() && session.journal().isKept()) {
+            out.afterWrite(toSend);  // once its packet identifier is written: a resend after a crash must reuse it
+        } else {
+            out.accept(toSend);
+        }
     }
 
     private boolean fits(Publish publish) {

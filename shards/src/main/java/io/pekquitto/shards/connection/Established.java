@@ -17,6 +17,8 @@ import java.util.Optional;
 public final class Established {
     final Transport transport;
     final PacketWriter writer;
+    /** Acknowledgements and deliveries go out through it: with a store, some wait for the shard's writes. */
+    final OutboundGate gate;
     final ProtocolVersion version;
     /** The client as the ACLs see it: its client id, the user it authenticated as, its address. */
     final ClientIdentity identity;
@@ -27,11 +29,12 @@ public final class Established {
     final InboundPublish inbound;
     final DeliveryWindow window;
 
-    Established(Transport transport, PacketWriter writer, ProtocolVersion version,
+    Established(Transport transport, PacketWriter writer, OutboundGate gate, ProtocolVersion version,
                 ClientIdentity identity, Optional<Will> will, long sessionExpiryInterval,
                 KeepAlive keepAlive, InboundPublish inbound, DeliveryWindow window) {
         this.transport = transport;
         this.writer = writer;
+        this.gate = gate;
         this.version = version;
         this.identity = identity;
         this.will = will;

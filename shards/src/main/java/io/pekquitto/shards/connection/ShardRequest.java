@@ -20,8 +20,21 @@ public sealed interface ShardRequest extends ShardMessage {
     /** The connection has parked: its actor is gone, and the shard now watches its Keep Alive. */
     record Parked(ConnectionRef connection) implements ShardRequest {}
 
-    /** Route a published message to every matching subscription, and retain it if asked. */
-    record Route(String publisherId, Message message) implements ShardRequest {}
+    /**
+     * Route a published message to every matching subscription, and retain it if asked; with a store,
+     * {@code awaitingAck} is the connection whose acknowledgement of it waits for the write (the answer
+     * is AcknowledgementsWritten), null when none waits; {@code awaitingPubRel}, if not 0, is the
+     * packet identifier of the publisher's persistent session that now awaits PUBREL, journaled in the
+     * same batch as the message (so a crash never keeps one without the other).
+     */
+    record Route(String publisherId, Message message, ConnectionRef awaitingAck, int awaitingPubRel) implements ShardRequest {
+        public Route(String publisherId, Message message) {
+            this(publisherId, message, null, 0);
+        }
+    }
+
+    /** An acknowledgement that waits for what the connection wrote in this turn (a PUBCOMP); answered like a Route. */
+    record AwaitWrite(ConnectionRef connection) implements ShardRequest {}
 
     /** A checked SUBSCRIBE: apply the requests; the answer is Subscribed, with the retained messages to send. */
     record Subscribe(String clientId, int packetId, List<ReasonCode> reasons, List<SubscribeRequest> requests,

@@ -21,6 +21,9 @@ public final class DataPlane {
 
     private final List<List<Forwarded>> pending = new ArrayList<>();
     private final int[] inFlight;
+    /** Batches sent to, and acknowledged by, each destination so far: watermarks for durable acknowledgements. */
+    private final long[] sent;
+    private final long[] acknowledged;
     private long droppedQos0;
 
     /** A batch for one destination. */
@@ -31,6 +34,8 @@ public final class DataPlane {
     public DataPlane(int shards) {
         for (int i = 0; i < shards; i++) pending.add(new ArrayList<>());
         inFlight = new int[shards];
+        sent = new long[shards];
+        acknowledged = new long[shards];
     }
 
     /**
@@ -53,6 +58,7 @@ public final class DataPlane {
             var waiting = pending.get(destination);
             if (waiting.isEmpty() || inFlight[destination] >= WINDOW) continue;
             inFlight[destination]++;
+            sent[destination]++;
             pending.set(destination, new ArrayList<>());
             sender.send(destination, waiting);
         }
@@ -61,11 +67,33 @@ public final class DataPlane {
     /** A destination processed a batch: one credit back. */
     public void acknowledged(int destination) {
         if (inFlight[destination] > 0) inFlight[destination]--;
+        if (acknowledged[destination] < sent[destination]) acknowledged[destination]++;
     }
 
-    /** A destination restarted: its credits start afresh (batches in its mailbox still get acknowledged). */
+    /**
+     * A destination restarted: its credits start afresh (batches in its mailbox still get acknowledged),
+     * and nothing waits for the batches it had: what they held is gone with its state.
+     */
     public void reset(int destination) {
         inFlight[destination] = 0;
+        acknowledged[destination] = sent[destination];
+    }
+
+    /**
+     * Per destination, how many batches will have been sent once what waits now is sent: the batch
+     * that will hold an item queued so far is at most this one.
+     */
+    public long[] batchesHoldingQueued() {
+        var upTo = sent.clone();
+        for (int destination = 0; destination < upTo.length; destination++) {
+            if (!pending.get(destination).isEmpty()) upTo[destination]++;
+        }
+        return upTo;
+    }
+
+    /** Per destination, how many batches it has acknowledged. */
+    public long[] acknowledgedBatches() {
+        return acknowledged;
     }
 
     /** Whether publishers must stop reading: some destination is above the high-water mark. */

@@ -13,7 +13,7 @@ final class OwnedSession<C> {
     final String clientId;
     long token;
     final Map<String, SubscriptionEntry> subscriptions = new HashMap<>();
-    /** Held here while offline or attaching; the connection holds it while attached. */
+    /** Held here; while attached, its connection uses it too (on the same thread). */
     Session session;
     C connection;
     /** The connection waits for its peers' barrier before it gets the session. */
@@ -22,6 +22,8 @@ final class OwnedSession<C> {
     long attachingExpiry;
     long sessionExpiryInterval;
     long expiresAt;
+    /** When it last went offline (the broker's nanosecond clock), for the journal. */
+    long offlineSince;
     PendingWill pendingWill;
     long generation;
     /** The claim the session goes to once the connection has let it go. */

@@ -22,6 +22,12 @@ import java.util.function.Consumer;
  * connection. Plain rules, no I/O: the caller sends what this returns.
  *
  * <p>Subscriptions are not here: they live in the shard's index, which routes to the session.
+ *
+ * <p>A persistent session writes its changes to a {@link SessionJournal}: each QoS 1/2 message under a
+ * sequence number of the session's, kept until it is acknowledged or dropped. A message the shard
+ * routes to the attached connection is journaled at once ({@link #routed}), and the connection's
+ * window takes it by identity when the delivery reaches it, so the publisher's acknowledgement never
+ * waits for the subscriber's connection.
  */
 public final class Session {
     /** The Session Expiry Interval that means "never" (3.1.2.11.2). */
@@ -35,16 +41,23 @@ public final class Session {
 
     // Small until used: a broker holds many idle sessions (DESIGN.md, Connections and parking).
     /** Messages not yet sent, oldest first. */
-    private final ArrayDeque<Message> queue = new ArrayDeque<>(1);
+    private final ArrayDeque<Queued> queue = new ArrayDeque<>(1);
     /** Sent QoS 1/2 messages awaiting PUBACK / PUBREC / PUBCOMP, in send order; shared and empty until the first. */
     private Map<Integer, Outgoing> inflight = Collections.emptyMap();
     /** Incoming QoS 2 packet identifiers delivered onwards and awaiting PUBREL (4.3.3, method B); likewise. */
     private Set<Integer> awaitingPubRel = Collections.emptySet();
     private final PacketIdAllocator packetIds = new PacketIdAllocator();
     private long droppedMessages;
+    private SessionJournal journal = SessionJournal.NONE;
+    private long nextSeq = 1;
+    /** Journaled by the shard for the attached connection, not yet taken by its window; null until used. */
+    private ArrayDeque<Queued> routed;
+
+    /** A message waiting, with its sequence number in the journal (0: not journaled). */
+    private record Queued(Message message, long seq) {}
 
     /** A sent message; {@code released} once PUBREC came and PUBREL went out. */
-    private record Outgoing(Message message, boolean released) {}
+    private record Outgoing(Message message, boolean released, long seq) {}
 
     public Session(String clientId, int maxQueuedMessages, boolean queueQos0Messages) {
         this(clientId, maxQueuedMessages, 0, queueQos0Messages);
@@ -59,6 +72,54 @@ public final class Session {
     }
 
     public String clientId() { return clientId; }
+
+    /** Where the session's changes are written from now on: the holding shard's journal, or NONE. */
+    public void journalTo(SessionJournal newJournal) {
+        journal = newJournal;
+    }
+
+    /** The journal the session writes to. */
+    public SessionJournal journal() {
+        return journal;
+    }
+
+    /**
+     * The shard routed a QoS 1/2 message to this session's connection: journaled now, in the shard's
+     * turn, so that the publisher's acknowledgement covers it; the window takes it when it arrives.
+     */
+    public void routed(Message message) {
+        if (!journal.isKept() || message.qos() == QoS.AT_MOST_ONCE) return;
+        long seq = nextSeq++;
+        journal.message(clientId, seq, message);
+        if (routed == null) routed = new ArrayDeque<>(2);
+        routed.add(new Queued(message, seq));
+    }
+
+    /** The sequence number of a message: the one it was routed under, or a new one journaled now; 0 if none is kept. */
+    private long seqOf(Message message) {
+        if (!journal.isKept() || message.qos() == QoS.AT_MOST_ONCE) return 0;
+        if (routed != null) {
+            for (var it = routed.iterator(); it.hasNext(); ) {
+                var waiting = it.next();
+                if (waiting.message() == message) {  // by identity: the very delivery the shard routed
+                    it.remove();
+                    return waiting.seq();
+                }
+            }
+        }
+        long seq = nextSeq++;
+        journal.message(clientId, seq, message);
+        return seq;
+    }
+
+    /** A delivery the connection will not send (it expired on the way): out of the journal. */
+    public void dropped(Message message) {
+        forget(seqOf(message), false);
+    }
+
+    private void forget(long seq, boolean inFlightToo) {
+        if (seq != 0) journal.removed(clientId, seq, inFlightToo);
+    }
 
     /**
      * Queues a message for a client that is offline or whose in-flight window is full. Returns false
@@ -76,13 +137,15 @@ public final class Session {
      */
     public boolean enqueue(Message message, boolean offline, boolean overLimit) {
         if (offline && message.qos() == QoS.AT_MOST_ONCE && !queueQos0Messages) return false;
+        long seq = seqOf(message);
         boolean full = queue.size() >= maxQueuedMessages
                 || (maxQueuedBytes > 0 && queuedBytes + message.payload().length() > maxQueuedBytes);
         if (full && !overLimit) {
             droppedMessages++;
+            forget(seq, false);
             return false;
         }
-        queue.add(message);
+        queue.add(new Queued(message, seq));
         queuedBytes += message.payload().length();
         return true;
     }
@@ -95,25 +158,25 @@ public final class Session {
     public void drain(int receiveMaximum, long now, Consumer<Publish> send) {
         while (!queue.isEmpty()) {
             var next = queue.peek();
-            if (next.isExpired(now)) {
+            var message = next.message();
+            if (message.isExpired(now)) {
                 take();  // [MQTT-3.3.2-5] expired before onward delivery started
+                forget(next.seq(), false);
                 continue;
             }
-            if (next.qos() == QoS.AT_MOST_ONCE) {
+            if (message.qos() == QoS.AT_MOST_ONCE) {
                 take();
-                send.accept(next.toPublish(0, false, now));
+                send.accept(message.toPublish(0, false, now));
                 continue;
             }
             if (inflight.size() >= receiveMaximum) return;
             take();
-            send.accept(startFlight(next, now));
+            send.accept(startFlight(message, next.seq(), now));
         }
     }
 
-    private Message take() {
-        var message = queue.poll();
-        queuedBytes -= message.payload().length();
-        return message;
+    private void take() {
+        queuedBytes -= queue.poll().message().payload().length();
     }
 
     /** Whether a new QoS 1/2 message may go straight out, or must queue behind others. */
@@ -123,9 +186,15 @@ public final class Session {
 
     /** Puts a QoS 1/2 message in flight and returns its PUBLISH. */
     public Publish startFlight(Message message, long now) {
+        return startFlight(message, seqOf(message), now);
+    }
+
+    private Publish startFlight(Message message, long seq, long now) {
         int packetId = packetIds.allocate(inflight::containsKey);
         if (inflight == Collections.<Integer, Outgoing>emptyMap()) inflight = new LinkedHashMap<>();  // once: kept when emptied
-        inflight.put(packetId, new Outgoing(message, false));
+        inflight.put(packetId, new Outgoing(message, false, seq));
+        // Only QoS 2 needs its packet identifier back after a crash: the client may hold it awaiting PUBREL.
+        if (seq != 0 && message.qos() == QoS.EXACTLY_ONCE) journal.inFlight(clientId, seq, packetId, false);
         return message.toPublish(packetId, false, now);
     }
 
@@ -147,6 +216,7 @@ public final class Session {
         var outgoing = inflight.get(packetId);
         if (outgoing == null || outgoing.message().qos() != QoS.AT_LEAST_ONCE) return false;
         inflight.remove(packetId);
+        forget(outgoing.seq(), false);
         return true;
     }
 
@@ -154,13 +224,15 @@ public final class Session {
     public boolean received(int packetId) {
         var outgoing = inflight.get(packetId);
         if (outgoing == null || outgoing.message().qos() != QoS.EXACTLY_ONCE) return false;
-        inflight.put(packetId, new Outgoing(outgoing.message(), true));
+        inflight.put(packetId, new Outgoing(outgoing.message(), true, outgoing.seq()));
+        if (outgoing.seq() != 0) journal.inFlight(clientId, outgoing.seq(), packetId, true);
         return true;
     }
 
     /** A PUBREC with an error code ends the QoS 2 exchange (4.3.3): frees its slot. */
     public void abandon(int packetId) {
-        inflight.remove(packetId);
+        var outgoing = inflight.remove(packetId);
+        if (outgoing != null) forget(outgoing.seq(), outgoing.message().qos() == QoS.EXACTLY_ONCE);
     }
 
     /** A PUBCOMP: the QoS 2 exchange is complete and its slot free. False if unknown. */
@@ -168,6 +240,7 @@ public final class Session {
         var outgoing = inflight.get(packetId);
         if (outgoing == null || !outgoing.released()) return false;
         inflight.remove(packetId);
+        forget(outgoing.seq(), true);
         return true;
     }
 
@@ -177,12 +250,14 @@ public final class Session {
      */
     public boolean firstReceipt(int packetId) {
         if (awaitingPubRel == Collections.<Integer>emptySet()) awaitingPubRel = new HashSet<>();  // once: kept when emptied
-        return awaitingPubRel.add(packetId);
+        return awaitingPubRel.add(packetId);  // journaled by the shard, with the message it routes
     }
 
     /** An incoming PUBREL. True if the packet identifier was awaiting it. */
     public boolean release(int packetId) {
-        return awaitingPubRel.remove(packetId);
+        if (!awaitingPubRel.remove(packetId)) return false;
+        journal.awaitingPubRel(clientId, packetId, false);
+        return true;
     }
 
     public int awaitingPubRelCount() { return awaitingPubRel.size(); }
@@ -196,8 +271,8 @@ public final class Session {
     /** Drops QoS 0 messages from the queue: they are not kept for an offline client unless configured. */
     public void dropQueuedQos0() {
         if (queueQos0Messages) return;
-        for (Iterator<Message> it = queue.iterator(); it.hasNext(); ) {
-            var message = it.next();
+        for (Iterator<Queued> it = queue.iterator(); it.hasNext(); ) {
+            var message = it.next().message();
             if (message.qos() == QoS.AT_MOST_ONCE) {
                 it.remove();
                 queuedBytes -= message.payload().length();
@@ -216,17 +291,58 @@ public final class Session {
             if (outgoing.message().isShared() && !outgoing.released()) {
                 taken.add(outgoing.message());
                 it.remove();
+                forget(outgoing.seq(), outgoing.message().qos() == QoS.EXACTLY_ONCE);
             }
         }
         for (var it = queue.iterator(); it.hasNext(); ) {
-            var message = it.next();
+            var queued = it.next();
+            var message = queued.message();
             if (message.isShared()) {
                 taken.add(message);
                 it.remove();
                 queuedBytes -= message.payload().length();
+                forget(queued.seq(), false);
             }
         }
         return taken;
+    }
+
+    /**
+     * The session after its connection failed: its delivery state is lost, in memory and in the
+     * journal, and its sequence numbers go on (the store may still hold ended ones until it compacts).
+     */
+    public Session emptied() {
+        for (var queued : queue) forget(queued.seq(), false);
+        for (var outgoing : inflight.values()) forget(outgoing.seq(), outgoing.message().qos() == QoS.EXACTLY_ONCE);
+        if (routed != null) for (var waiting : routed) forget(waiting.seq(), false);
+        for (int packetId : awaitingPubRel) journal.awaitingPubRel(clientId, packetId, false);
+        var fresh = new Session(clientId, maxQueuedMessages, maxQueuedBytes, queueQos0Messages);
+        fresh.journal = journal;
+        fresh.nextSeq = nextSeq;
+        return fresh;
+    }
+
+    // ---- recovery from the store
+
+    /**
+     * A message recovered from the journal, in sequence order: back in flight under {@code packetId}
+     * ({@code released}: awaiting PUBCOMP), or queued when {@code packetId} is 0.
+     */
+    public void restore(long seq, Message message, int packetId, boolean released) {
+        nextSeq = Math.max(nextSeq, seq + 1);
+        if (packetId == 0) {
+            queue.add(new Queued(message, seq));
+            queuedBytes += message.payload().length();
+            return;
+        }
+        if (inflight == Collections.<Integer, Outgoing>emptyMap()) inflight = new LinkedHashMap<>();
+        inflight.put(packetId, new Outgoing(message, released, seq));
+    }
+
+    /** An incoming QoS 2 packet identifier recovered from the journal, still awaiting PUBREL. */
+    public void restoreAwaitingPubRel(int packetId) {
+        if (awaitingPubRel == Collections.<Integer>emptySet()) awaitingPubRel = new HashSet<>();
+        awaitingPubRel.add(packetId);
     }
 
 }

@@ -27,6 +27,10 @@ import java.util.function.Function;
  * ended when it expires or its expiry interval is 0, and handed over when a later claim wants it.
  * Timers are effects; a timer that fires after its session was attached or detached again is stale,
  * which the session's generation tells.
+ *
+ * <p>A session whose expiry interval is not 0 is persistent: it and its changes go to the shard's
+ * {@link SessionJournal}, and it ends there when it ends here. Keyed by client id, it needs no write
+ * when it moves to another shard.
  */
 final class SessionTable<C> {
     /** Pekko's scheduler cannot hold timers of years; long expiries are checked in steps of this. */
@@ -36,12 +40,14 @@ final class SessionTable<C> {
     private final Map<C, OwnedSession<C>> byConnection = new HashMap<>();
     private final Function<String, Session> newSession;
     private final Effects<C> effects;
+    private final SessionJournal journal;
     private int self;
     private int shards = 1;
 
-    SessionTable(Function<String, Session> newSession, Effects<C> effects) {
+    SessionTable(Function<String, Session> newSession, Effects<C> effects, SessionJournal journal) {
         this.newSession = newSession;
         this.effects = effects;
+        this.journal = journal;
     }
 
     void joinMesh(int selfIndex, int shardCount) {
@@ -68,6 +74,9 @@ final class SessionTable<C> {
         if (previous != null && claim.cleanStart) {
             discard(claim.clientId, previous, now);
             previous = null;
+        }
+        if (previous != null && previous.will().isPresent() && previous.session().journal().isKept()) {
+            journal.will(claim.clientId, null);  // [MQTT-3.1.3-9] resuming the session cancels the will
         }
         var owned = previous == null
                 ? new OwnedSession<C>(claim.clientId, claim.token, newSession.apply(claim.clientId))
@@ -96,8 +105,32 @@ final class SessionTable<C> {
     private void handToConnection(OwnedSession<C> owned, boolean sessionPresent) {
         owned.attaching = false;
         owned.sessionExpiryInterval = owned.attachingExpiry;
+        // The shard keeps its reference: it journals what it routes to the connection (Session.routed).
+        journal(owned, SessionJournal.CONNECTED);
         effects.add(new Attach<>(owned.connection, sessionPresent, owned.session));
-        owned.session = null;
+    }
+
+    /**
+     * Writes the session down if it is persistent, from now on through this shard's journal; a session
+     * that no longer is (a CONNECT with expiry 0 resumed it) leaves the journal.
+     */
+    private void journal(OwnedSession<C> owned, long offlineSince) {
+        var session = owned.session;
+        if (owned.sessionExpiryInterval > 0 && journal.isKept()) {
+            session.journalTo(journal);
+            journal.session(owned.clientId, owned.sessionExpiryInterval, owned.subscriptions, offlineSince);
+        } else if (session.journal().isKept()) {
+            journal.ended(owned.clientId);
+            session.journalTo(SessionJournal.NONE);
+        }
+    }
+
+    /** A SUBSCRIBE or UNSUBSCRIBE changed the subscriptions of a session held here. */
+    void subscriptionsChanged(String clientId) {
+        var owned = sessions.get(clientId);
+        if (owned != null && owned.session.journal().isKept()) {
+            journal(owned, owned.connection != null ? SessionJournal.CONNECTED : owned.offlineSince);
+        }
     }
 
     /** A session arrived for a claim whose connection is gone: it stays here offline, as it was. */
@@ -107,7 +140,28 @@ final class SessionTable<C> {
         goOffline(owned, now);
     }
 
+    /** A session recovered from the store at start, offline since {@code offlineSince}; its timers start with {@link #startTimers}. */
+    void recover(String clientId, long token, MigratedSession recovered, long offlineSince) {
+        var owned = install(clientId, token, recovered);
+        owned.offlineSince = offlineSince;
+        sessions.put(clientId, owned);
+    }
+
+    /** The timers of a recovered session: it ends now if it expired while the broker was down, and its will goes. */
+    void startTimers(String clientId, long now) {
+        var owned = sessions.get(clientId);
+        if (owned == null || owned.connection != null) return;
+        owned.generation++;
+        if (now - owned.expiresAt >= 0) {
+            end(owned, now);
+            return;
+        }
+        if (owned.sessionExpiryInterval != Session.NEVER_EXPIRES) startExpiryTimer(owned, now);
+        if (owned.pendingWill != null) startWillTimer(owned, now);
+    }
+
     private OwnedSession<C> install(String clientId, long token, MigratedSession migrated) {
+        if (migrated.session().journal().isKept()) migrated.session().journalTo(journal);  // this shard writes it now
         var owned = new OwnedSession<C>(clientId, token, migrated.session());
         owned.subscriptions.putAll(migrated.subscriptions());
         owned.sessionExpiryInterval = migrated.sessionExpiryInterval();
@@ -137,6 +191,9 @@ final class SessionTable<C> {
         owned.session = session;
         owned.sessionExpiryInterval = sessionExpiryInterval;
         owned.pendingWill = will.orElse(null);
+        if (owned.pendingWill != null && sessionExpiryInterval > 0 && session.journal().isKept()) {
+            journal.will(clientId, owned.pendingWill);
+        }
         detached(owned, now);
     }
 
@@ -148,7 +205,7 @@ final class SessionTable<C> {
         if (owned.attaching) {
             owned.attaching = false;  // the session never left: it stays as it was
         } else {
-            owned.session = newSession.apply(owned.clientId);
+            owned.session = owned.session.emptied();
         }
         detached(owned, now);
     }
@@ -167,6 +224,8 @@ final class SessionTable<C> {
 
     private void goOffline(OwnedSession<C> owned, long now) {
         owned.generation++;
+        owned.offlineSince = now;
+        if (owned.session.journal().isKept()) journal(owned, now);
         if (owned.sessionExpiryInterval != Session.NEVER_EXPIRES) startExpiryTimer(owned, now);
         if (owned.pendingWill != null) startWillTimer(owned, now);
     }
@@ -248,6 +307,10 @@ final class SessionTable<C> {
         will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.messageAt(now))));
         if (session == null) return;
         for (var message : session.takeSharedMessages()) effects.add(new RedeliverShared<>(clientId, message));
+        if (session.journal().isKept()) {
+            journal.ended(clientId);
+            session.journalTo(SessionJournal.NONE);
+        }
     }
 
     private void unindex(String clientId, Map<String, SubscriptionEntry> subscriptions) {
@@ -272,6 +335,7 @@ final class SessionTable<C> {
         if (now - owned.pendingWill.publishAt() >= 0) {
             effects.add(new PublishWill<>(clientId, owned.pendingWill.messageAt(now)));
             owned.pendingWill = null;
+            if (owned.session.journal().isKept()) journal.will(clientId, null);
         } else {
             startWillTimer(owned, now);
         }
@@ -298,7 +362,10 @@ final class SessionTable<C> {
     C deliver(String clientId, Message message) {
         var owned = sessions.get(clientId);
         if (owned == null) return null;
-        if (owned.isAttached()) return owned.connection;
+        if (owned.isAttached()) {
+            owned.session.routed(message);
+            return owned.connection;
+        }
         owned.session.enqueue(message, owned.connection == null);
         return null;
     }

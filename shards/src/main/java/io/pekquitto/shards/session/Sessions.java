@@ -38,7 +38,12 @@ public final class Sessions<C> {
 
     /** @param newSession makes the empty session of a client id (queue limits from the settings) */
     public Sessions(Function<String, Session> newSession) {
-        this.table = new SessionTable<>(newSession, effects);
+        this(newSession, SessionJournal.NONE);
+    }
+
+    /** @param journal where persistent sessions are written: the shard's batch for the store */
+    public Sessions(Function<String, Session> newSession, SessionJournal journal) {
+        this.table = new SessionTable<>(newSession, effects, journal);
     }
 
     /** This shard's index among {@code shardCount}. */
@@ -150,6 +155,33 @@ public final class Sessions<C> {
         }
     }
 
+    // ---- recovery at start
+
+    /**
+     * A persistent session read back from the store, whose home is this shard: held here offline, as
+     * if its client had just disconnected from this shard; returns its subscriptions to index.
+     */
+    public List<SessionEffect<C>> recover(RecoveredSession recovered) {
+        long token = (++sequence << 16) | self;
+        var clientId = recovered.clientId();
+        long expiresAt = recovered.expiryInterval() == Session.NEVER_EXPIRES
+                ? Long.MAX_VALUE : recovered.offlineSince() + recovered.expiryInterval() * 1_000_000_000L;
+        var migrated = new MigratedSession(recovered.session(), recovered.subscriptions(), recovered.expiryInterval(),
+                expiresAt, recovered.will(), false);
+        table.recover(clientId, token, migrated, recovered.offlineSince());
+        directory.claim(clientId, new Successor(self, token));
+        return effects.take();
+    }
+
+    /**
+     * Once the recovered sessions' subscriptions are known to every shard: their expiry and will
+     * timers, and what expired while the broker was down ends now, its will published.
+     */
+    public List<SessionEffect<C>> startRecoveredTimers(List<String> clientIds, long now) {
+        for (var clientId : clientIds) table.startTimers(clientId, now);
+        return effects.take();
+    }
+
     // ---- timers
 
     public List<SessionEffect<C>> expiryCheck(String clientId, long generation, long now) {
@@ -206,6 +238,11 @@ public final class Sessions<C> {
     /** The subscriptions of the client's session held here (changed in place by SUBSCRIBE), or null. */
     public Map<String, SubscriptionEntry> subscriptionsOf(String clientId) {
         return table.subscriptionsOf(clientId);
+    }
+
+    /** The subscriptions of a session held here were changed in place: a persistent session is written again. */
+    public void subscriptionsChanged(String clientId) {
+        table.subscriptionsChanged(clientId);
     }
 
     private void send(int shard, SessionTransfer message) {

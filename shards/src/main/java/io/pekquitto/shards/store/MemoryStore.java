@@ -19,7 +19,9 @@ public final class MemoryStore implements Store {
     public synchronized void write(StoreBatch batch) {
         for (var write : batch.writes()) {
             var entries = keyspaces.get(write.keyspace());
-            if (write.value() == null) {
+            if (write.end() != null) {
+                entries.subMap(write.key(), write.end()).clear();
+            } else if (write.value() == null) {
                 entries.remove(write.key());
             } else {
                 entries.put(write.key().clone(), write.value().clone());

@@ -97,7 +97,9 @@ public final class RocksStore implements Store {
         try (var writes = new WriteBatch()) {
             for (var write : batch.writes()) {
                 var family = byKeyspace.get(write.keyspace());
-                if (write.value() == null) {
+                if (write.end() != null) {
+                    writes.deleteRange(family, write.key(), write.end());
+                } else if (write.value() == null) {
                     writes.delete(family, write.key());
                 } else {
                     writes.put(family, write.key(), write.value());

@@ -8,18 +8,40 @@ import java.util.List;
  * acknowledge many QoS 1/2 messages for one write, and move a session between shards atomically.
  */
 public final class StoreBatch {
-    /** One write: a put when {@code value} is not null, a delete otherwise. */
-    public record Write(Keyspace keyspace, byte[] key, byte[] value) {}
+    /**
+     * One write: a put when {@code value} is not null; a delete otherwise, of {@code key} alone, or of
+     * every key from {@code key} (inclusive) to {@code end} (exclusive) when {@code end} is not null.
+     */
+    public record Write(Keyspace keyspace, byte[] key, byte[] value, byte[] end) {}
 
     private final List<Write> writes = new ArrayList<>();
+    private final Runnable onFirstWrite;
+
+    public StoreBatch() {
+        this(() -> {});
+    }
+
+    /** @param onFirstWrite called when an empty batch gets its first write: the shard schedules the flush */
+    public StoreBatch(Runnable onFirstWrite) {
+        this.onFirstWrite = onFirstWrite;
+    }
 
     public StoreBatch put(Keyspace keyspace, byte[] key, byte[] value) {
-        writes.add(new Write(keyspace, key, value));
-        return this;
+        return add(new Write(keyspace, key, value, null));
     }
 
     public StoreBatch delete(Keyspace keyspace, byte[] key) {
-        writes.add(new Write(keyspace, key, null));
+        return add(new Write(keyspace, key, null, null));
+    }
+
+    /** Deletes every key from {@code from} (inclusive) to {@code to} (exclusive). */
+    public StoreBatch deleteRange(Keyspace keyspace, byte[] from, byte[] to) {
+        return add(new Write(keyspace, from, null, to));
+    }
+
+    private StoreBatch add(Write write) {
+        writes.add(write);
+        if (writes.size() == 1) onFirstWrite.run();
         return this;
     }
 

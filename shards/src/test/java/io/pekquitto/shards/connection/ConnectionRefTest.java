@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The handle's protocol: live, holding while the actor parks, parked, resuming; nothing told is lost or reordered. */
 class ConnectionRefTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
-    private static final Established PARKED = new Established(null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
+    private static final Established PARKED = new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
             new KeepAlive(60, 0), null, null);
 
     private final List<ConnectionRef> resumeRequests = new ArrayList<>();

@@ -17,7 +17,7 @@ class ParkedKeepAlivesTest {
     /** A connection parked with this Keep Alive, its last packet at {@code lastPacket}. */
     private static ConnectionRef parked(int keepAliveSeconds, long lastPacket) {
         var connection = new ConnectionRef(ref -> {});
-        connection.park(new Established(null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
+        connection.park(new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
                 new KeepAlive(keepAliveSeconds, lastPacket), null, null));
         return connection;
     }
@@ -57,7 +57,7 @@ class ParkedKeepAlivesTest {
         for (int i = 0; i < 10_000; i++) {
             keepAlives.add(connection);
             connection.resumed(null);
-            connection.park(new Established(null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
+            connection.park(new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
                     new KeepAlive(3600, i), null, null));
         }
         assertTrue(keepAlives.size() <= 128, "stale entries are swept: " + keepAlives.size());

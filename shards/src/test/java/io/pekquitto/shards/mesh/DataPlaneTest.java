@@ -109,4 +109,29 @@ class DataPlaneTest {
         assertEquals(1, toZero.size());
         assertEquals(0, plane.droppedQos0());
     }
+
+    @Test
+    void theBatchThatWillHoldAnItemIsCountedBeforeItIsSent() {
+        assertEquals(List.of(0L, 0L), List.of(plane.batchesHoldingQueued()[0], plane.batchesHoldingQueued()[1]));
+        plane.add(1, item(QoS.AT_LEAST_ONCE));
+        assertEquals(1, plane.batchesHoldingQueued()[1], "waiting: the next batch will hold it");
+        plane.flush((destination, batch) -> sent.add(batch));
+        assertEquals(1, plane.batchesHoldingQueued()[1], "sent as batch 1");
+        for (int i = 0; i < DataPlane.WINDOW; i++) {
+            plane.add(1, item(QoS.AT_LEAST_ONCE));
+            plane.flush((destination, batch) -> sent.add(batch));
+        }
+        assertEquals(DataPlane.WINDOW + 1, plane.batchesHoldingQueued()[1], "out of credit: still the next batch");
+        assertEquals(0, plane.acknowledgedBatches()[1]);
+        plane.acknowledged(1);
+        assertEquals(1, plane.acknowledgedBatches()[1]);
+    }
+
+    @Test
+    void aRestartedPeerOwesNoAcknowledgement() {
+        plane.add(1, item(QoS.AT_LEAST_ONCE));
+        plane.flush((destination, batch) -> sent.add(batch));
+        plane.reset(1);
+        assertEquals(1, plane.acknowledgedBatches()[1], "what it held is gone with its state: nothing waits for it");
+    }
 }

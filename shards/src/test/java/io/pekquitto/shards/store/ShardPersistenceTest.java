@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +22,9 @@ class ShardPersistenceTest {
     private final MemoryStore store = new MemoryStore();
     private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
     private final AtomicLong wall = new AtomicLong(1_800_000_000_000L);
-    private final ShardPersistence persistence = new ShardPersistence(Optional.of(store), nanos::get, wall::get);
+    private final AtomicInteger flushesAsked = new AtomicInteger();
+    private final ShardPersistence persistence = new ShardPersistence(Optional.of(store), nanos::get, wall::get,
+            flushesAsked::incrementAndGet);
 
     private Message retained(String topic, String payload, Properties properties) {
         return Message.received(topic, Binary.of(payload.getBytes(StandardCharsets.UTF_8)), QoS.AT_LEAST_ONCE, true,
@@ -31,17 +34,19 @@ class ShardPersistenceTest {
     /** What a restarted shard reads, its own clock started anew. */
     private List<Message> recovered() {
         var messages = new ArrayList<Message>();
-        new ShardPersistence(Optional.of(store), () -> 42L, wall::get).recoverRetained(messages::add);
+        new ShardPersistence(Optional.of(store), () -> 42L, wall::get, () -> {}).recoverRetained(messages::add);
         return messages;
     }
 
     @Test
     void aTurnsWritesReachTheStoreAtFlush() {
-        assertTrue(persistence.retained(retained("a/b", "one", Properties.NONE)), "batched: the turn must flush");
+        persistence.retained(retained("a/b", "one", Properties.NONE));
+        persistence.retained(retained("a/c", "two", Properties.NONE));
+        assertEquals(1, flushesAsked.get(), "the turn's first write asks the shard for a flush, once");
         assertEquals(List.of(), recovered(), "nothing before the flush");
         persistence.flush();
         var messages = recovered();
-        assertEquals(1, messages.size());
+        assertEquals(2, messages.size());
         var message = messages.get(0);
         assertEquals("a/b", message.topic());
         assertEquals("one", new String(message.payload().toByteArray(), StandardCharsets.UTF_8));
@@ -73,9 +78,12 @@ class ShardPersistenceTest {
 
     @Test
     void withoutAStoreNothingIsKept() {
-        var none = new ShardPersistence(Optional.empty(), nanos::get, wall::get);
-        assertFalse(none.retained(retained("a", "b", Properties.NONE)), "nothing batched, no flush needed");
+        var none = new ShardPersistence(Optional.empty(), nanos::get, wall::get, flushesAsked::incrementAndGet);
+        none.retained(retained("a", "b", Properties.NONE));
+        assertEquals(0, flushesAsked.get(), "nothing batched, no flush needed");
         none.flush();
         assertEquals(0, none.recoverRetained(message -> {}));
+        assertFalse(none.isDurable());
+        assertFalse(none.journal().isKept());
     }
 }

@@ -70,4 +70,15 @@ class StoreContractTest {
             assertArrayEquals(bytes("v"), store.get(Keyspace.WILLS, bytes("k")).orElseThrow());
         }
     }
+
+    @ParameterizedTest
+    @MethodSource("stores")
+    void aRangeDeleteTakesEveryKeyFromItsStartToBeforeItsEnd(String kind) {
+        try (var store = open(kind)) {
+            var batch = new StoreBatch();
+            for (var key : List.of("a", "b\u0000\u0001", "b\u0000\u00ff", "b\u0001", "ba")) batch.put(Keyspace.QUEUED, bytes(key), bytes(key));
+            store.write(batch.deleteRange(Keyspace.QUEUED, bytes("b\u0000"), bytes("b\u0001")).put(Keyspace.QUEUED, bytes("b\u0000\u0002"), bytes("new")));
+            assertEquals(List.of("a", "b\u0000\u0002", "b\u0001", "ba"), keys(store, Keyspace.QUEUED), "a put after the range delete stays");
+        }
+    }
 }

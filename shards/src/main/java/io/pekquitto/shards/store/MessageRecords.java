@@ -12,27 +12,30 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
- * A retained message as the store keeps it: keyed by its topic, the value the wall-clock time it was
- * stored at and the message as an MQTT 5 PUBLISH (our own codec, so every property survives as it
- * was sent). The broker's nanosecond clock does not survive a restart, the wall clock does: the time a
- * message spent in the store while the broker was down counts against its Message Expiry Interval.
+ * A message as the store keeps it (retained, queued for a session, a will): the wall-clock time it was
+ * stored at, the shared subscription it came through, and the message as an MQTT 5 PUBLISH (our own
+ * codec, so every property survives as it was sent, Subscription Identifiers included). The broker's
+ * nanosecond clock does not survive a restart, the wall clock does: the time a message spent in the
+ * store while the broker was down counts against its Message Expiry Interval.
  */
-final class RetainedRecords {
+final class MessageRecords {
     /** The largest packet MQTT allows: a stored message is one the broker accepted. */
     private static final int MAX_PACKET = 268_435_455;
 
-    private RetainedRecords() {}
-
-    static byte[] key(String topic) {
-        return topic.getBytes(StandardCharsets.UTF_8);
-    }
+    private MessageRecords() {}
 
     /** The record of {@code message}, stored at {@code now} (nanosecond clock) and {@code wallMillis}. */
     static byte[] encode(Message message, long now, long wallMillis) {
         var publish = message.toPublish(message.qos().value() == 0 ? 0 : 1, false, now);
         var packet = PacketEncoder.encode(publish, ProtocolVersion.MQTT_5);
-        var record = ByteBuffer.allocate(Long.BYTES + packet.remaining());
-        return record.putLong(wallMillis).put(packet).array();
+        var shared = message.sharedFilter().getBytes(StandardCharsets.UTF_8);
+        var record = ByteBuffer.allocate(Long.BYTES + Short.BYTES + shared.length + packet.remaining());
+        return record.putLong(wallMillis).putShort((short) shared.length).put(shared).put(packet).array();
+    }
+
+    /** The wall-clock time a record was stored at. */
+    static long storedAt(byte[] record) {
+        return ByteBuffer.wrap(record).getLong();
     }
 
     /**
@@ -42,16 +45,21 @@ final class RetainedRecords {
      */
     static Optional<Message> decode(byte[] record, long now, long wallMillis) {
         var buffer = ByteBuffer.wrap(record);
-        long storedAt = buffer.getLong();
-        var reader = new PacketReader(MAX_PACKET, ProtocolVersion.MQTT_5);
         Publish publish;
+        long storedAt;
+        String sharedFilter;
         try {
+            storedAt = buffer.getLong();
+            var shared = new byte[buffer.getShort() & 0xFFFF];
+            buffer.get(shared);
+            sharedFilter = new String(shared, StandardCharsets.UTF_8);
+            var reader = new PacketReader(MAX_PACKET, ProtocolVersion.MQTT_5);
             reader.feed(buffer);
             publish = (Publish) reader.poll();
-        } catch (MalformedPacketException | ClassCastException e) {
-            throw new StoreException("a retained message in the store cannot be read: " + e.getMessage(), e);
+        } catch (MalformedPacketException | ClassCastException | java.nio.BufferUnderflowException e) {
+            throw new StoreException("a message in the store cannot be read: " + e, e);
         }
-        if (publish == null) throw new StoreException("a retained message in the store is cut short", null);
+        if (publish == null) throw new StoreException("a message in the store is cut short", null);
         var properties = publish.properties();
         var interval = properties.messageExpiryInterval();
         if (interval.isPresent()) {
@@ -59,6 +67,7 @@ final class RetainedRecords {
             if (left <= 0) return Optional.empty();
             properties = properties.toBuilder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, left).build();
         }
-        return Optional.of(Message.received(publish.topic(), publish.payload(), publish.qos(), true, properties, now));
+        var message = Message.received(publish.topic(), publish.payload(), publish.qos(), publish.retain(), properties, now);
+        return Optional.of(message.viaShared(sharedFilter));
     }
 }

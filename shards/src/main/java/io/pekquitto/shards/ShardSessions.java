@@ -1,0 +1,116 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.mesh.ControlMessage;
+import io.pekquitto.shards.routes.TopicRoutes;
+import io.pekquitto.shards.session.ReleaseDraining;
+import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.session.SessionEffect;
+import io.pekquitto.shards.session.SessionTransfer;
+import io.pekquitto.shards.session.Sessions;
+import io.pekquitto.shards.store.ShardPersistence;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
+
+/**
+ * The shard's hands for the session rules ({@link Sessions}): it performs the effects they decide
+ * (tell a connection, index a subscription, start a timer, move a session over the mesh), and at
+ * the broker's start it brings back from the store the persistent sessions whose home the shard is.
+ * On the shard's thread, as part of the {@link Shard}.
+ */
+final class ShardSessions {
+    private final Sessions<ConnectionRef> sessions;
+    private final ReleaseDraining<ConnectionRef> draining;
+    private final TopicRoutes routes;
+    private final Mesh mesh;
+    private final Router router;
+    private final ShardPersistence persistence;
+    private final TimerScheduler<ShardMessage> timers;
+    private final LongSupplier clock;
+    private final Function<String, Session> newSession;
+    private final Logger log;
+
+    ShardSessions(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining, TopicRoutes routes, Mesh mesh,
+                  Router router, ShardPersistence persistence, TimerScheduler<ShardMessage> timers, LongSupplier clock,
+                  Function<String, Session> newSession, Logger log) {
+        this.sessions = sessions;
+        this.draining = draining;
+        this.routes = routes;
+        this.mesh = mesh;
+        this.router = router;
+        this.persistence = persistence;
+        this.timers = timers;
+        this.clock = clock;
+        this.newSession = newSession;
+        this.log = log;
+    }
+
+    /** Does what the session rules decided. */
+    void perform(List<SessionEffect<ConnectionRef>> effects) {
+        for (var effect : effects) {
+            if (effect instanceof SessionEffect.TakeOver<ConnectionRef> takeOver) {
+                takeOver.connection().tell(Connection.TakenOver.INSTANCE);
+            } else if (effect instanceof SessionEffect.Attach<ConnectionRef> attach) {
+                attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));
+            } else if (effect instanceof SessionEffect.AwaitPeers<ConnectionRef> await) {
+                mesh.afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
+            } else if (effect instanceof SessionEffect.PublishWill<ConnectionRef> will) {
+                router.route(will.clientId(), will.will());
+            } else if (effect instanceof SessionEffect.Subscribe<ConnectionRef> subscribe) {
+                mesh.announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry()).announce());
+            } else if (effect instanceof SessionEffect.Unsubscribe<ConnectionRef> unsubscribe) {
+                mesh.announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
+            } else if (effect instanceof SessionEffect.RedeliverShared<ConnectionRef> redeliver) {
+                router.redeliverShared(redeliver.clientId(), redeliver.message());
+            } else if (effect instanceof SessionEffect.StartExpiryTimer<ConnectionRef> timer) {
+                var check = new Shard.SessionExpiryCheck(timer.clientId(), timer.generation());
+                timers.startSingleTimer("expiry-" + timer.clientId(), check, timer.delay());
+            } else if (effect instanceof SessionEffect.StartWillTimer<ConnectionRef> timer) {
+                var due = new Shard.WillDelayExpired(timer.clientId(), timer.generation());
+                timers.startSingleTimer("will-" + timer.clientId(), due, timer.delay());
+            } else if (effect instanceof SessionEffect.Transfer<ConnectionRef> transfer) {
+                transfer(transfer.shard(), transfer.message());
+            }
+        }
+    }
+
+    /** A session transfer step: handled at once when it is for this shard, so a local takeover is one turn. */
+    private void transfer(int shard, SessionTransfer message) {
+        if (shard == mesh.index()) {
+            perform(sessions.receive(message, clock.getAsLong()));
+            return;
+        }
+        if (message instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
+            draining.movedTo(handover.clientId(), shard);  // deliveries still bouncing follow the session
+            persistence.flush();  // what this shard journaled of it is written before the next shard writes
+        }
+        mesh.control(shard, new ControlMessage.Sessions(message));
+    }
+
+    /**
+     * The persistent sessions whose home this shard is, offline until their clients connect: their
+     * subscriptions are announced now, and their timers start once every peer routes to them, so that
+     * a will due meanwhile reaches subscribers recovered on other shards. One log line says what came back.
+     */
+    void recover() {
+        long started = clock.getAsLong();
+        var recovered = persistence.recoverSessions(mesh.index(), mesh.size(), newSession);
+        if (recovered.isEmpty()) return;
+        var clientIds = new ArrayList<String>(recovered.size());
+        long messages = 0;
+        for (var session : recovered) {
+            perform(sessions.recover(session));
+            clientIds.add(session.clientId());
+            messages += session.session().queuedCount() + session.session().inflightCount();
+        }
+        mesh.afterPeersApplied(() -> perform(sessions.startRecoveredTimers(clientIds, clock.getAsLong())));
+        log.info("shard {}: {} sessions with {} messages recovered from the store in {} ms",
+                mesh.index(), recovered.size(), messages, (clock.getAsLong() - started) / 1_000_000);
+    }
+}

@@ -1,0 +1,105 @@
+package io.pekquitto.shards.store;
+
+import io.pekquitto.shards.session.PendingWill;
+import io.pekquitto.shards.session.RecoveredSession;
+import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.session.SessionDirectory;
+import io.pekquitto.shards.session.SessionJournal;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Reads back the persistent sessions whose home is one shard: SESSIONS, then their messages in
+ * sequence order (QUEUED), the packet identifiers of QoS 2 exchanges (IN_FLIGHT) and their wills.
+ * What expired while the broker was down is not recovered, and its entries are deleted. Home is
+ * reckoned with the shard count of this run, so a change of {@code shards} re-homes every session.
+ */
+final class SessionRecovery {
+    private final Store store;
+    private final StoreBatch cleanup;
+    private final long now;
+    private final long wall;
+
+    /** A session being rebuilt, and its messages in flight by sequence number. */
+    private record Rebuilt(Session session, SessionRecords.Stored stored, Map<Long, int[]> outgoing) {}
+
+    SessionRecovery(Store store, StoreBatch cleanup, long now, long wall) {
+        this.store = store;
+        this.cleanup = cleanup;
+        this.now = now;
+        this.wall = wall;
+    }
+
+    List<RecoveredSession> recover(int shard, int shards, Function<String, Session> newSession, SessionJournal journal) {
+        var rebuilt = new LinkedHashMap<String, Rebuilt>();
+        store.forEach(Keyspace.SESSIONS, (key, value) -> {
+            var clientId = StoreKeys.text(key);
+            if (SessionDirectory.homeOf(clientId, shards) != shard) return;
+            var session = newSession.apply(clientId);
+            session.journalTo(journal);
+            rebuilt.put(clientId, new Rebuilt(session, SessionRecords.decode(value), new HashMap<>()));
+        });
+        store.forEach(Keyspace.IN_FLIGHT, (key, value) -> {
+            var owner = rebuilt.get(StoreKeys.clientOf(key));
+            if (owner == null) return;
+            var rest = StoreKeys.rest(key);
+            if (rest.get() == StoreKeys.OUTGOING) {
+                var state = ByteBuffer.wrap(value);
+                owner.outgoing().put(rest.getLong(), new int[] {state.getShort() & 0xFFFF, state.get()});
+            } else {
+                owner.session().restoreAwaitingPubRel(rest.getShort() & 0xFFFF);
+            }
+        });
+        store.forEach(Keyspace.QUEUED, (key, value) -> {
+            var clientId = StoreKeys.clientOf(key);
+            var owner = rebuilt.get(clientId);
+            if (owner == null) return;
+            long seq = StoreKeys.rest(key).getLong();
+            var message = MessageRecords.decode(value, now, wall);
+            var flight = owner.outgoing().get(seq);
+            if (message.isPresent()) {
+                owner.session().restore(seq, message.get(), flight == null ? 0 : flight[0], flight != null && flight[1] == 1);
+            } else if (flight != null && flight[1] == 1) {
+                // Expired, but its PUBREC came: PUBREL must still go out; the message itself is not sent again.
+                MessageRecords.decode(value, now, MessageRecords.storedAt(value))
+                        .ifPresent(kept -> owner.session().restore(seq, kept, flight[0], true));
+            } else {
+                cleanup.delete(Keyspace.QUEUED, key);  // [MQTT-3.3.2-5] expired while the broker was down
+            }
+        });
+        var recovered = new ArrayList<RecoveredSession>(rebuilt.size());
+        rebuilt.forEach((clientId, session) -> recovered.add(rebuild(clientId, session)));
+        return recovered;
+    }
+
+    private RecoveredSession rebuild(String clientId, Rebuilt rebuilt) {
+        var stored = rebuilt.stored();
+        // Connected when the broker stopped: offline from now on.
+        long offlineSince = stored.offlineSince() == SessionRecords.CONNECTED ? now : nanosOf(stored.offlineSince());
+        return new RecoveredSession(clientId, rebuilt.session(), stored.subscriptions(), stored.expiryInterval(),
+                offlineSince, will(clientId));
+    }
+
+    /** The will, its message received again as of the end of its connection: its expiry starts when it is published. */
+    private Optional<PendingWill> will(String clientId) {
+        return store.get(Keyspace.WILLS, StoreKeys.of(clientId)).map(value -> {
+            var buffer = ByteBuffer.wrap(value);
+            long publishAt = nanosOf(buffer.getLong());
+            var record = new byte[buffer.remaining()];
+            buffer.get(record);
+            long storedAt = MessageRecords.storedAt(record);
+            long endedAt = nanosOf(storedAt);
+            return new PendingWill(MessageRecords.decode(record, endedAt, storedAt).orElseThrow(), endedAt, publishAt);
+        });
+    }
+
+    private long nanosOf(long wallMillis) {
+        return now - (wall - wallMillis) * 1_000_000L;
+    }
+}

@@ -1,0 +1,93 @@
+package io.pekquitto.shards.store;
+
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.PendingWill;
+import io.pekquitto.shards.session.SessionJournal;
+import io.pekquitto.shards.session.SubscriptionEntry;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * The {@link SessionJournal} of one shard: every change of its persistent sessions as writes in the
+ * shard's batch ({@link ShardPersistence#flush()} writes them). Times are turned from the broker's
+ * nanosecond clock into wall-clock milliseconds, which outlive the process.
+ */
+final class StoredSessions implements SessionJournal {
+    private static final byte[] EMPTY = new byte[0];
+
+    private final StoreBatch batch;
+    private final LongSupplier clock;
+    private final LongSupplier wallClock;
+
+    StoredSessions(StoreBatch batch, LongSupplier clock, LongSupplier wallClock) {
+        this.batch = batch;
+        this.clock = clock;
+        this.wallClock = wallClock;
+    }
+
+    @Override
+    public boolean isKept() {
+        return true;
+    }
+
+    @Override
+    public void message(String clientId, long seq, Message message) {
+        batch.put(Keyspace.QUEUED, StoreKeys.queued(clientId, seq),
+                MessageRecords.encode(message, clock.getAsLong(), wallClock.getAsLong()));
+    }
+
+    @Override
+    public void inFlight(String clientId, long seq, int packetId, boolean released) {
+        var value = ByteBuffer.allocate(3).putShort((short) packetId).put((byte) (released ? 1 : 0)).array();
+        batch.put(Keyspace.IN_FLIGHT, StoreKeys.outgoing(clientId, seq), value);
+    }
+
+    @Override
+    public void removed(String clientId, long seq, boolean inFlightToo) {
+        batch.delete(Keyspace.QUEUED, StoreKeys.queued(clientId, seq));
+        if (inFlightToo) batch.delete(Keyspace.IN_FLIGHT, StoreKeys.outgoing(clientId, seq));
+    }
+
+    @Override
+    public void awaitingPubRel(String clientId, int packetId, boolean awaiting) {
+        var key = StoreKeys.incoming(clientId, packetId);
+        if (awaiting) {
+            batch.put(Keyspace.IN_FLIGHT, key, EMPTY);
+        } else {
+            batch.delete(Keyspace.IN_FLIGHT, key);
+        }
+    }
+
+    @Override
+    public void session(String clientId, long expiryInterval, Map<String, SubscriptionEntry> subscriptions, long offlineSince) {
+        long offlineWall = offlineSince == CONNECTED ? SessionRecords.CONNECTED : wallOf(offlineSince);
+        batch.put(Keyspace.SESSIONS, StoreKeys.of(clientId), SessionRecords.encode(expiryInterval, offlineWall, subscriptions));
+    }
+
+    /** A will: its message stored as of the end of its connection, then when it is due (wall clock). */
+    @Override
+    public void will(String clientId, PendingWill will) {
+        var key = StoreKeys.of(clientId);
+        if (will == null) {
+            batch.delete(Keyspace.WILLS, key);
+            return;
+        }
+        var message = MessageRecords.encode(will.message(), will.endedAt(), wallOf(will.endedAt()));
+        var value = ByteBuffer.allocate(Long.BYTES + message.length).putLong(wallOf(will.publishAt())).put(message).array();
+        batch.put(Keyspace.WILLS, key, value);
+    }
+
+    @Override
+    public void ended(String clientId) {
+        var key = StoreKeys.of(clientId);
+        batch.delete(Keyspace.SESSIONS, key).delete(Keyspace.WILLS, key);
+        var start = StoreKeys.clientStart(clientId);
+        var end = StoreKeys.clientEnd(clientId);
+        batch.deleteRange(Keyspace.QUEUED, start, end).deleteRange(Keyspace.IN_FLIGHT, start, end);
+    }
+
+    private long wallOf(long nanos) {
+        return wallClock.getAsLong() - (clock.getAsLong() - nanos) / 1_000_000;
+    }
+}
