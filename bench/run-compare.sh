@@ -4,7 +4,7 @@
 # its ratio to Mosquitto's.
 #
 #   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [-s SCENARIOS] [-l LABELS]
-#                        [-r ROUNDS] [-t] [--] ["[jar=PATH ]JVM_OPTS" ...]
+#                        [-r ROUNDS] [-t] [-p] [--] ["[jar=PATH ]JVM_OPTS" ...]
 #
 # Each trailing argument is one pekquitto configuration, as JVM options (default: one column,
 # "-Dpekquitto.shards=1"); e.g.  bench/run-compare.sh -- "-Dpekquitto.shards=1" "-Dpekquitto.shards=2"
@@ -19,6 +19,11 @@
 #                 the table shows each value's median and its min..max over the rounds [1]
 #   -t            MQTT over TLS: a throwaway CA and server certificate for 127.0.0.1 (openssl, EC P-256),
 #                 a TLS listener on every broker, and the load generator with --tls --cafile
+#   -p            persistence on every broker: Mosquitto `persistence true` (its defaults: the database
+#                 written every autosave_interval 1800 s and at shutdown), pekquitto `store.enabled = true`
+#                 (store.durability from the column's options, default batch), each in a fresh directory,
+#                 and the load generator's subscribers with persistent sessions (--persistent-subscribers)
+# Without -p no broker keeps anything on disk (pekquitto store.enabled = false, Mosquitto's default).
 # One load-generator jar (this tree's bench/target/pekquitto-bench.jar) drives every column.
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
@@ -37,9 +42,11 @@ ONLY=""
 LABELS=""
 ROUNDS=1
 TLS=""
-usage() { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
-fail() { echo "run-compare: $*" >&2; exit 2; }
-while getopts "d:c:o:s:l:r:th" opt; do
+PERSIST=""
+SCRIPT=run-compare
+# shellcheck source=bench/common.sh
+. "$ROOT/bench/common.sh"
+while getopts "d:c:o:s:l:r:tph" opt; do
   case $opt in
     d) DURATION=$OPTARG ;;
     c) IDLE=$OPTARG ;;
@@ -48,6 +55,7 @@ while getopts "d:c:o:s:l:r:th" opt; do
     l) LABELS=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
     t) TLS=1 ;;
+    p) PERSIST=1 ;;
     *) usage ;;
   esac
 done
@@ -88,19 +96,7 @@ fi
 # Broker lifetime bound: warm-up, every scenario (its load, drain, connects) plus slack.
 BROKER_TIMEOUT=$(( (${#SCENARIOS[@]} + 2) * (DURATION + 30) + 120 ))
 
-# Column names: -l, or pekquitto-1, pekquitto-2, ... They name files, hence the character set.
-NAMES=()
-if [ -n "$LABELS" ]; then
-  IFS=, read -r -a NAMES <<<"$LABELS"
-  [ ${#NAMES[@]} -eq ${#CONFIGS[@]} ] || fail "-l names ${#NAMES[@]} column(s) for ${#CONFIGS[@]} configuration(s)"
-else
-  for i in "${!CONFIGS[@]}"; do NAMES+=("pekquitto-$((i + 1))"); done
-fi
-for name in "${NAMES[@]}"; do
-  [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || fail "column name '$name': letters, digits, . _ - only"
-  [ "$name" != mosquitto ] || fail "column name 'mosquitto' is Mosquitto's"
-done
-[ "$(printf '%s\n' "${NAMES[@]}" | sort | uniq -d)" = "" ] || fail "column names repeat: ${NAMES[*]}"
+column_names "$LABELS" ${#CONFIGS[@]}
 
 # Each configuration: its broker jar (a leading `jar=PATH`) and the rest, its JVM options.
 JARS=()
@@ -122,13 +118,6 @@ WORK="$(mktemp -d /tmp/pekquitto-compare.XXXXXX)"
 [ -z "$OUT" ] && OUT="$WORK"
 mkdir -p "$OUT"
 BROKER_PID=""
-cleanup() {
-  if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
-    kill "$BROKER_PID" 2>/dev/null || true
-    sleep 1
-    kill -9 "$BROKER_PID" 2>/dev/null || true
-  fi
-}
 trap cleanup EXIT INT TERM
 
 [ -f "$BENCH_JAR" ] || (cd "$ROOT" && mvn -B -q -pl bench -am -DskipTests package)
@@ -138,7 +127,8 @@ fi
 command -v jq >/dev/null || { echo "run-compare: jq is needed" >&2; exit 2; }
 
 # -t: certificates for this run only, and the load generator's TLS options.
-BENCH_TLS=""
+BENCH_CLIENT_OPTS=""
+[ -n "$PERSIST" ] && BENCH_CLIENT_OPTS="--persistent-subscribers"
 if [ -n "$TLS" ]; then
   command -v openssl >/dev/null || fail "-t needs openssl"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=bench CA" \
@@ -150,12 +140,8 @@ if [ -n "$TLS" ]; then
       -extfile "$WORK/server.ext" -out "$WORK/server.crt" 2>/dev/null
   chmod 644 "$WORK"/*.key  # Mosquitto, started as root, reads them as its own user
   chmod 755 "$WORK"
-  BENCH_TLS="--tls --cafile $WORK/ca.crt"
+  BENCH_CLIENT_OPTS="$BENCH_CLIENT_OPTS --tls --cafile $WORK/ca.crt"
 fi
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
 
 wait_port() { # port: wait until something accepts on 127.0.0.1:port (90 s at most: a loaded JVM starts slowly)
   for _ in $(seq 1 900); do
@@ -177,6 +163,10 @@ max_queued_messages 1000
 set_tcp_nodelay true
 CONF
   if [ -n "$TLS" ]; then printf 'certfile %s\nkeyfile %s\n' "$WORK/server.crt" "$WORK/server.key" >>"$conf"; fi
+  if [ -n "$PERSIST" ]; then
+    rm -rf "$WORK/mosquitto-db" && mkdir -p "$WORK/mosquitto-db" && chmod 777 "$WORK/mosquitto-db" && chmod 755 "$WORK"
+    printf 'persistence true\npersistence_location %s/\nautosave_interval 1800\n' "$WORK/mosquitto-db" >>"$conf"
+  fi
   timeout "$BROKER_TIMEOUT" "$MOSQUITTO" -c "$conf" >"$RUN_DIR/mosquitto.log" 2>&1 &
   BROKER_PID=$!
 }
@@ -187,6 +177,12 @@ start_pekquitto() { # port, jvm options (one string), broker jar, log name
     echo "listeners = [ { host = \"127.0.0.1\", port = $1, tls { cert-file = \"$WORK/server.crt\", key-file = \"$WORK/server.key\" } } ]" >"$conf"
   else
     echo "listeners = [ { host = \"127.0.0.1\", port = $1 } ]" >"$conf"
+  fi
+  if [ -n "$PERSIST" ]; then
+    rm -rf "$WORK/store-$4"
+    echo "store { enabled = true, path = \"$WORK/store-$4\" }" >>"$conf"
+  else
+    echo "store.enabled = false" >>"$conf"
   fi
   # shellcheck disable=SC2086  # the options string is split on purpose
   timeout "$BROKER_TIMEOUT" "$JAVA" $2 -jar "$3" -c "$conf" >"$RUN_DIR/$4.log" 2>&1 &
@@ -225,9 +221,9 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
   # Warm-up, discarded: the JIT compiles the hot paths of a JVM broker, QoS 0 and QoS 1 both
   # (Mosquitto gets the same run).
   # shellcheck disable=SC2086
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 $BENCH_TLS >"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 $BENCH_CLIENT_OPTS >"$RUN_DIR/$name.warmup.out" 2>&1 || true
   # shellcheck disable=SC2086
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 $BENCH_TLS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 $BENCH_CLIENT_OPTS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
     if [ "$scenario" = idle ]; then
@@ -242,7 +238,7 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
     fi
     # shellcheck disable=SC2086  # the argument strings are split on purpose
     timeout $(( 3 * DURATION + 120 )) "$JAVA" -jar "$BENCH_JAR" $args --port "$port" --duration "$DURATION" \
-        --label "$name" --json $extra $BENCH_TLS >"$RUN_DIR/$name.$scenario.out" 2>&1 || true
+        --label "$name" --json $extra $BENCH_CLIENT_OPTS >"$RUN_DIR/$name.$scenario.out" 2>&1 || true
     echo "== $(head -1 "$RUN_DIR/$name.$scenario.out")${ROUND_TAG}" >&2
     sleep 1
   done

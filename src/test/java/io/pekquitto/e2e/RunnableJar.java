@@ -49,7 +49,8 @@ public final class RunnableJar implements AutoCloseable {
         var dir = Files.createTempDirectory("pekquitto-jar");
         var file = Files.writeString(dir.resolve("broker.conf"), configuration);
         var stderr = dir.resolve("stderr");
-        var process = new ProcessBuilder(java(), "-jar", path(), "-c", file.toString())
+        // In its own directory: the store it keeps by default (./data) goes with it.
+        var process = new ProcessBuilder(java(), "-jar", path(), "-c", file.toString()).directory(dir.toFile())
                 .redirectOutput(dir.resolve("stdout").toFile()).redirectError(stderr.toFile()).start();
         try {
             return new RunnableJar(process, dir, awaitPort(process, stderr));

@@ -75,7 +75,9 @@ public final class Bench {
     }
 
     /** What every scenario shares: where the broker is, the loops, the client id prefix. */
-    record Context(InetSocketAddress address, EventLoop[] loops, boolean v5, int keepAlive, String runId, String label) {
+    /** @param persistentSubscribers fanin/fanout subscribers keep their sessions (a store writes what they get) */
+    record Context(InetSocketAddress address, EventLoop[] loops, boolean v5, int keepAlive, String runId, String label,
+                   boolean persistentSubscribers) {
 
         static Context of(Options options) {
             var host = options.string("host", "127.0.0.1");
@@ -88,7 +90,8 @@ public final class Bench {
             if (address.isUnresolved()) throw new Options.UsageException("cannot resolve host " + host);
             var caFile = options.string("cafile", "");
             var tls = options.flag("tls") ? TlsContexts.client(caFile.isEmpty() ? null : Path.of(caFile)) : null;
-            return new Context(address, EventLoop.start(threads, tls), v5, keepAlive, runId, options.string("label", ""));
+            return new Context(address, EventLoop.start(threads, tls), v5, keepAlive, runId, options.string("label", ""),
+                    options.flag("persistent-subscribers"));
         }
 
         EventLoop loop(int index) {

@@ -56,6 +56,22 @@ final class Mqtt {
         return packet(CONNECT << 4, body);
     }
 
+    /**
+     * CONNECT for a session that outlives the connection: Clean Session 0 (3.1.1), or Clean Start 1 with
+     * a Session Expiry Interval of one hour (5.0). Clean Start 1 in 5.0, so each run begins afresh.
+     */
+    static byte[] connectPersistent(String clientId, int keepAliveSeconds, boolean v5) {
+        var id = utf8(clientId);
+        var body = ByteBuffer.allocate(10 + (v5 ? 6 : 0) + 2 + id.length);
+        body.putShort((short) 4).put(new byte[] {'M', 'Q', 'T', 'T'}); // protocol name
+        body.put((byte) (v5 ? 5 : 4));                                  // protocol level
+        body.put((byte) (v5 ? 0x02 : 0x00));                            // connect flags: Clean Start
+        body.putShort((short) keepAliveSeconds);
+        if (v5) body.put((byte) 5).put((byte) 0x11).putInt(3600);       // Session Expiry Interval 3600 s
+        body.putShort((short) id.length).put(id);                       // payload: client id
+        return packet(CONNECT << 4, body);
+    }
+
     /** SUBSCRIBE to one filter at one QoS. */
     static byte[] subscribe(int packetId, String filter, int qos, boolean v5) {
         var topic = utf8(filter);

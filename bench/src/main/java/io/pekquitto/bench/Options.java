@@ -8,7 +8,7 @@ import java.util.Set;
 final class Options {
 
     static final Set<String> SCENARIOS = Set.of("fanin", "fanout", "latency", "idle", "connect-rate");
-    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd", "tls");
+    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd", "tls", "persistent-subscribers");
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
             "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag",
@@ -44,6 +44,9 @@ final class Options {
               --subscription-churn N
                                   fanin/fanout: one more client SUBSCRIBEs and UNSUBSCRIBEs filters no
                                   publisher uses, N changes a second [0]
+              --persistent-subscribers
+                                  fanin/fanout: subscribers keep their sessions (3.1.1 Clean Session 0; 5.0
+                                  Session Expiry 1 h), so a broker with a store writes what they get
               --drain S           seconds to wait for the last deliveries after publishing stops [10]
               --warmup N          latency round trips not measured [1000]
               --connections N     idle connections [10000]

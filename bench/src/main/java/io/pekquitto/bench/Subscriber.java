@@ -49,6 +49,7 @@ final class Subscriber extends Connection {
 
     @Override
     byte[] connectPacket() {
+        if (context.persistentSubscribers()) return Mqtt.connectPersistent(context.clientId("s" + index), context.keepAlive(), v5);
         return Mqtt.connect(context.clientId("s" + index), context.keepAlive(), true, v5);
     }
 

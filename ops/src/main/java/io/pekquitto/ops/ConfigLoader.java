@@ -11,14 +11,20 @@ import java.util.Optional;
 import java.util.Properties;
 
 /**
- * Layers the broker's effective configuration: system properties ({@code -Dpekquitto.KEY=VALUE}) over
- * the {@code -c} file over the defaults. The defaults are the root {@code application.conf}, which the
- * shards module packages as {@code pekquitto/application.conf} ({@link SettingsReader#defaults()}).
+ * Layers the runnable broker's effective configuration: system properties ({@code -Dpekquitto.KEY=VALUE})
+ * over the {@code -c} file over the defaults. The defaults are the root {@code application.conf}, which
+ * the shards module packages as {@code pekquitto/application.conf} ({@link SettingsReader#defaults()}),
+ * with the one place where a broker started from the command line differs from an embedded one: it
+ * keeps its state on disk ({@code store.enabled = true}).
  */
 public final class ConfigLoader {
 
     /** The origin named in messages about values set with {@code -D}. */
     static final String SYSTEM_PROPERTY = "system property";
+
+    /** Where the runnable broker's defaults differ from an embedded broker's (application.conf says why). */
+    private static final Config RUNNABLE_DEFAULTS = ConfigFactory.parseString(SettingsReader.ROOT + ".store.enabled = true",
+            ConfigParseOptions.defaults().setOriginDescription("the runnable broker's defaults"));
 
     private ConfigLoader() {}
 
@@ -31,8 +37,8 @@ public final class ConfigLoader {
     public static Config load(Optional<Path> file, Properties systemProperties) {
         var fromFile = file.map(ConfigFile::parse).orElse(ConfigFactory.empty());
         try {
-            return overrides(systemProperties).withFallback(fromFile).withFallback(SettingsReader.defaults())
-                    .resolve();
+            return overrides(systemProperties).withFallback(fromFile).withFallback(RUNNABLE_DEFAULTS)
+                    .withFallback(SettingsReader.defaults()).resolve();
         } catch (ConfigException e) {
             throw new ConfigurationException(e.getMessage(), e);
         }

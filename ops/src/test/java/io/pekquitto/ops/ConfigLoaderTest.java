@@ -1,6 +1,7 @@
 package io.pekquitto.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,18 +42,26 @@ class ConfigLoaderTest {
         return SettingsReader.read(ConfigLoader.load(file, systemProperties));
     }
 
-    @Test
-    void defaultsAreTheDocumentedValues() {
-        var settings = read(Optional.empty(), systemProperties());
-
+    private static BrokerSettings documentedDefaults(boolean storeEnabled) {
         int shards = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);  // shards = auto
-        assertEquals(new BrokerSettings(shards, List.of(new ListenerSettings("127.0.0.1", 1883)), 1_048_576, 65_535,
+        return new BrokerSettings(shards, List.of(new ListenerSettings("127.0.0.1", 1883)), 1_048_576, 65_535,
                 20, 20, 1000, false, true, 2, 10, Duration.ofSeconds(4_294_967_295L), Duration.ofSeconds(10),
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
                 new ParkingSettings(true, Duration.ofSeconds(30)), 16_384, Runtime.getRuntime().maxMemory() / 4,
                 new AuthSettings(Optional.empty(), true, Optional.empty(), List.of()),
-                new StoreSettings(false, Path.of("data"), Durability.BATCH)), settings);
-        assertEquals(BrokerSettings.defaults(), settings);
+                new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH));
+    }
+
+    @Test
+    void defaultsAreTheDocumentedValues() {
+        assertEquals(documentedDefaults(true), read(Optional.empty(), systemProperties()),
+                "the runnable broker keeps its state in ./data");
+        assertEquals(documentedDefaults(false), BrokerSettings.defaults(), "an embedded broker keeps nothing unless asked");
+    }
+
+    @Test
+    void theRunnableBrokersStoreCanBeSwitchedOff() {
+        assertFalse(read(Optional.empty(), systemProperties("pekquitto.store.enabled", "false")).store().enabled());
     }
 
     @Test

@@ -113,7 +113,10 @@ final class Router {
 
     /** A message for one client of this shard. */
     void deliver(String clientId, Message message) {
-        if (draining.hold(clientId, message)) return;
+        if (draining.hold(clientId, message)) {
+            sessions.held(clientId, message);
+            return;
+        }
         var connection = sessions.deliver(clientId, message);
         if (connection != null) {
             var batch = outgoing.get(connection);

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the broker acknowledged survives a crash (issue 10): the runnable jar as a child JVM in
- * {@code store.durability = batch}, killed with SIGKILL while a publisher streams 5,000 messages,
+ * {@code store.durability = batch} with two shards (clients are placed round-robin, so messages cross
+ * the mesh), killed with SIGKILL while a publisher streams 5,000 messages,
  * then started again on the same store. A subscriber that resumes its session must get every message
  * whose PUBACK (QoS 1) or PUBREC (QoS 2) the publisher received; QoS 1 may come twice, QoS 2 never.
  */
@@ -38,6 +39,7 @@ class CrashRecoveryIT {
     private String configuration() {
         return """
                 listeners = [{host = "127.0.0.1", port = 0}]
+                shards = 2
                 max-queued-messages = 10000
                 store { enabled = true, path = "%s", durability = batch }
                 """.formatted(store.toAbsolutePath());

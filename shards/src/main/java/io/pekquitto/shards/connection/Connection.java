@@ -39,9 +39,9 @@ import org.apache.pekko.util.ByteString;
 /**
  * One client connection past its CONNACK: the MQTT protocol state of a network connection and the
  * client's {@link Session}. It lives on its shard's thread, reads packets from its {@link Transport},
- * asks its shard ({@link ShardRequest}) to route and subscribe, and writes what the rules answer. The
- * rules live in plain classes it owns: {@link KeepAlive}, {@link InboundPublish}, {@link SubscribeChecks},
- * {@link DeliveryWindow}, {@link PacketWriter}. Before the CONNACK, {@link ConnectionHandshake} serves the
+ * asks its shard ({@link ShardRequest}, through {@link ClientRequests}) to route and subscribe, and writes
+ * what the rules answer. The rules live in plain classes it owns: {@link KeepAlive}, {@link InboundPublish},
+ * {@link SubscribeChecks}, {@link DeliveryWindow}, {@link OutboundGate}, {@link PacketWriter}. Before the CONNACK, {@link ConnectionHandshake} serves the
  * connection; this actor starts from the {@link Established} state it hands over.
  *
  * <p>A connection that has been quiet for {@code parking.idle-grace} parks: its actor stops and its
@@ -110,8 +110,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final String clientId;
     private final InboundPublish inbound;
     private final DeliveryWindow window;
-    /** PUBLISH and PUBREL from the client: routed, and acknowledged (with a store, after the shard's write). */
-    private final PublishIntake intake;
+    /** PUBLISH, PUBREL, SUBSCRIBE and UNSUBSCRIBE: to the shard, acknowledged (with a store, after its write). */
+    private final ClientRequests requests;
     private boolean closed;
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}, bouncing deliveries. */
     private boolean released;
@@ -152,7 +152,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.clientId = state.clientId();
         this.inbound = state.inbound;
         this.window = state.window;
-        this.intake = new PublishIntake(environment, state, shard, self, packets);
+        this.requests = new ClientRequests(environment, state, shard, self, packets);
         this.lastActivity = clock.getAsLong();
     }
 
@@ -248,14 +248,16 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             case PUBACK -> congestion(window.pubAck(((PubAck) packet).packetId(), clock.getAsLong()));
             case PUBREC -> congestion(window.pubRec((PubRec) packet, clock.getAsLong()));
             case PUBREL -> {
-                intake.pubRel((PubRel) packet, window.session());
+                requests.pubRel((PubRel) packet, window.session());
                 yield this;
             }
             case PUBCOMP -> congestion(window.pubComp(((PubComp) packet).packetId(), clock.getAsLong()));
-            case SUBSCRIBE -> onSubscribe((Subscribe) packet);
+            case SUBSCRIBE -> {
+                var violation = requests.subscribe((Subscribe) packet);
+                yield violation == null ? this : disconnect(violation.reason(), violation.why());
+            }
             case UNSUBSCRIBE -> {
-                var unsubscribe = (Unsubscribe) packet;
-                shard.tell(new ShardRequest.Unsubscribe(clientId, unsubscribe.packetId(), unsubscribe.topicFilters(), self));
+                requests.unsubscribe((Unsubscribe) packet);
                 yield this;
             }
             case PINGREQ -> {
@@ -269,23 +271,15 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onPublish(Publish publish) {
-        var violation = intake.publish(publish, window.session(), clock.getAsLong());
+        var violation = requests.publish(publish, window.session(), clock.getAsLong());
         return violation == null ? this : disconnect(violation.reason(), violation.why());
     }
 
     private Behavior<Command> onAcknowledgementsWritten(AcknowledgementsWritten written) {
         if (closed) return this;
         writer.cork();
-        state.gate.written(written.count());
+        if (state.gate != null) state.gate.written(written.count());
         writer.uncork();
-        return this;
-    }
-
-    private Behavior<Command> onSubscribe(Subscribe subscribe) {
-        var outcome = SubscribeChecks.check(subscribe, state.version, settings.maxQos(), inbound.acl()::canSubscribe);
-        if (outcome instanceof SubscribeChecks.Violation violation) return disconnect(violation.reason(), violation.why());
-        var checked = (SubscribeChecks.Checked) outcome;
-        shard.tell(new ShardRequest.Subscribe(clientId, subscribe.packetId(), checked.reasons(), checked.requests(), self));
         return this;
     }
 
@@ -407,7 +401,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private boolean isQuiet() {
-        return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket() && state.gate.isEmpty();
+        return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket()
+                && (state.gate == null || state.gate.isEmpty());
     }
 
     // ---- ending

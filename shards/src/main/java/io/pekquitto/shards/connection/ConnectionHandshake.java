@@ -148,11 +148,12 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     /** The session is here: the connection goes on as a {@link Connection}, or hands it straight back if closed. */
     private Behavior<Connection.Command> onAttached(Connection.Attached attached) {
-        var gate = new OutboundGate(writer, environment.durableAcks(), shard, self);
+        // Without a store nothing waits for a write: no gate, which idle connections would each pay for.
+        var gate = environment.durableAcks() ? new OutboundGate(writer, shard, self) : null;
         var state = new Established(transport, writer, gate, version, identity, will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
                 new InboundPublish(settings, version, terms.problemInformation(), acl),
-                new DeliveryWindow(attached.session(), terms, version, settings, gate));
+                new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
         return connection.start(attached.sessionPresent(), terms.connAckProperties());

@@ -13,6 +13,7 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -37,7 +38,8 @@ final class DeliveryWindow {
     private final int receiveMaximum;
     private final long maximumPacketSize;
     private final OutboundTopicAliases aliases;
-    private final OutboundGate out;
+    /** The packet writer, or with a store the {@link OutboundGate} in front of it. */
+    private final Consumer<Packet> out;
     /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
     private final Predicate<Publish> fitsTheClient = this::fits;
     private final boolean throttle;
@@ -48,7 +50,7 @@ final class DeliveryWindow {
     private long droppedQos0;
 
     DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
-                   OutboundGate out) {
+                   Consumer<Packet> out) {
         this.session = session;
         this.version = version;
         this.receiveMaximum = terms.clientReceiveMaximum();
@@ -134,7 +136,7 @@ final class DeliveryWindow {
             // [MQTT-4.3.3-4]; with a store, once PUBREC is written: else a crash could send the PUBLISH again
             var pubRel = new PubRel(rec.packetId());
             if (session.journal().isKept()) {
-                out.afterWrite(pubRel);
+                OutboundGate.afterWrite(out, pubRel);
             } else {
                 out.accept(pubRel);
             }
@@ -175,7 +177,7 @@ final class DeliveryWindow {
             return;
         }
         if (publish.qos() == QoS.EXACTLY_ONCE && !publish.dup() && session.journal().isKept()) {
-            out.afterWrite(toSend);  // once its packet identifier is written: a resend after a crash must reuse it
+            OutboundGate.afterWrite(out, toSend);  // once its identifier is written: a resend after a crash reuses it
         } else {
             out.accept(toSend);
         }

@@ -17,7 +17,7 @@ import java.util.Optional;
 public final class Established {
     final Transport transport;
     final PacketWriter writer;
-    /** Acknowledgements and deliveries go out through it: with a store, some wait for the shard's writes. */
+    /** With a store, acknowledgements and deliveries go out through it, some after the shard's writes; else null. */
     final OutboundGate gate;
     final ProtocolVersion version;
     /** The client as the ACLs see it: its client id, the user it authenticated as, its address. */

@@ -12,15 +12,14 @@ import org.apache.pekko.actor.typed.ActorRef;
  * identifier is, a PUBREL before its PUBREC is (else a crash could make the client see one message
  * twice). Every packet after a held one waits behind it, so acknowledgements keep the order of what
  * they answer ([MQTT-4.6.0-2], [MQTT-4.6.0-3]) and deliveries keep theirs. The shard confirms writes
- * in the order they were asked for ({@link Connection.AcknowledgementsWritten}). Without a store,
- * everything goes straight out.
+ * in the order they were asked for ({@link Connection.AcknowledgementsWritten}). Without a store
+ * there is no gate: everything goes straight to the {@link PacketWriter}.
  */
 final class OutboundGate implements Consumer<Packet> {
     /** A held packet, and whether it waits for a write (or only for those ahead of it). */
     private record Held(Packet packet, boolean awaitsWrite) {}
 
     private final Consumer<Packet> out;
-    private final boolean durable;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     /** Null until a packet is held: most connections never need it, and idle ones are many. */
@@ -28,24 +27,23 @@ final class OutboundGate implements Consumer<Packet> {
     /** Writes confirmed for held packets not yet at the head. */
     private int confirmed;
 
-    /**
-     * @param durable whether writes are awaited at all (a store is in use)
-     * @param shard   the shard asked for a confirmation ({@link ShardRequest.AwaitWrite}), with {@code self}
-     */
-    OutboundGate(Consumer<Packet> out, boolean durable, ActorRef<ShardRequest> shard, ConnectionRef self) {
+    /** @param shard the shard asked for a confirmation ({@link ShardRequest.AwaitWrite}), with {@code self} */
+    OutboundGate(Consumer<Packet> out, ActorRef<ShardRequest> shard, ConnectionRef self) {
         this.out = out;
-        this.durable = durable;
         this.shard = shard;
         this.self = self;
     }
 
-    /** A gate that never holds anything. */
-    static OutboundGate open(Consumer<Packet> out) {
-        return new OutboundGate(out, false, null, null);
-    }
-
-    boolean isDurable() {
-        return durable;
+    /**
+     * Sends {@code packet} through {@code out} once the shard has written this turn, if {@code out} is a
+     * gate; without a store there is none, and nothing waits.
+     */
+    static void afterWrite(Consumer<Packet> out, Packet packet) {
+        if (out instanceof OutboundGate gate) {
+            gate.afterWrite(packet);
+        } else {
+            out.accept(packet);
+        }
     }
 
     /** A packet that needs no write: out now, or behind those held. */
@@ -60,20 +58,12 @@ final class OutboundGate implements Consumer<Packet> {
 
     /** A packet that leaves once the shard has written this turn; the shard is asked to confirm it. */
     void afterWrite(Packet packet) {
-        if (!durable) {
-            accept(packet);
-            return;
-        }
         hold(packet);
         shard.tell(new ShardRequest.AwaitWrite(self));
     }
 
     /** A packet that leaves once the shard confirms a write the caller has asked for itself (a Route). */
     void hold(Packet packet) {
-        if (!durable) {
-            accept(packet);
-            return;
-        }
         if (held == null) held = new ArrayDeque<>(4);
         held.add(new Held(packet, true));
     }

@@ -48,10 +48,20 @@ public final class Session {
     private Set<Integer> awaitingPubRel = Collections.emptySet();
     private final PacketIdAllocator packetIds = new PacketIdAllocator();
     private long droppedMessages;
-    private SessionJournal journal = SessionJournal.NONE;
-    private long nextSeq = 1;
-    /** Journaled by the shard for the attached connection, not yet taken by its window; null until used. */
-    private ArrayDeque<Queued> routed;
+    /** Null unless the session is persistent and a store keeps it: most sessions of a busy broker are not. */
+    private Kept kept;
+
+    /** How a kept session is journaled. */
+    private static final class Kept {
+        SessionJournal journal;
+        long nextSeq = 1;
+        /** Journaled by the shard for the attached connection, not yet taken by its window; null until used. */
+        ArrayDeque<Queued> routed;
+
+        Kept(SessionJournal journal) {
+            this.journal = journal;
+        }
+    }
 
     /** A message waiting, with its sequence number in the journal (0: not journaled). */
     private record Queued(Message message, long seq) {}
@@ -75,12 +85,18 @@ public final class Session {
 
     /** Where the session's changes are written from now on: the holding shard's journal, or NONE. */
     public void journalTo(SessionJournal newJournal) {
-        journal = newJournal;
+        if (!newJournal.isKept()) {
+            kept = null;
+        } else if (kept == null) {
+            kept = new Kept(newJournal);
+        } else {
+            kept.journal = newJournal;
+        }
     }
 
     /** The journal the session writes to. */
     public SessionJournal journal() {
-        return journal;
+        return kept == null ? SessionJournal.NONE : kept.journal;
     }
 
     /**
@@ -88,18 +104,25 @@ public final class Session {
      * turn, so that the publisher's acknowledgement covers it; the window takes it when it arrives.
      */
     public void routed(Message message) {
-        if (!journal.isKept() || message.qos() == QoS.AT_MOST_ONCE) return;
-        long seq = nextSeq++;
-        journal.message(clientId, seq, message);
-        if (routed == null) routed = new ArrayDeque<>(2);
-        routed.add(new Queued(message, seq));
+        if (kept == null || message.qos() == QoS.AT_MOST_ONCE || isRouted(message)) return;
+        long seq = kept.nextSeq++;
+        kept.journal.message(clientId, seq, message);
+        if (kept.routed == null) kept.routed = new ArrayDeque<>(2);
+        kept.routed.add(new Queued(message, seq));
+    }
+
+    /** Whether this very delivery was journaled already (it bounced back from a connection, or was held meanwhile). */
+    private boolean isRouted(Message message) {
+        if (kept.routed == null) return false;
+        for (var waiting : kept.routed) if (waiting.message() == message) return true;
+        return false;
     }
 
     /** The sequence number of a message: the one it was routed under, or a new one journaled now; 0 if none is kept. */
     private long seqOf(Message message) {
-        if (!journal.isKept() || message.qos() == QoS.AT_MOST_ONCE) return 0;
-        if (routed != null) {
-            for (var it = routed.iterator(); it.hasNext(); ) {
+        if (kept == null || message.qos() == QoS.AT_MOST_ONCE) return 0;
+        if (kept.routed != null) {
+            for (var it = kept.routed.iterator(); it.hasNext(); ) {
                 var waiting = it.next();
                 if (waiting.message() == message) {  // by identity: the very delivery the shard routed
                     it.remove();
@@ -107,8 +130,8 @@ public final class Session {
                 }
             }
         }
-        long seq = nextSeq++;
-        journal.message(clientId, seq, message);
+        long seq = kept.nextSeq++;
+        kept.journal.message(clientId, seq, message);
         return seq;
     }
 
@@ -118,7 +141,7 @@ public final class Session {
     }
 
     private void forget(long seq, boolean inFlightToo) {
-        if (seq != 0) journal.removed(clientId, seq, inFlightToo);
+        if (seq != 0 && kept != null) kept.journal.removed(clientId, seq, inFlightToo);
     }
 
     /**
@@ -194,7 +217,7 @@ public final class Session {
         if (inflight == Collections.<Integer, Outgoing>emptyMap()) inflight = new LinkedHashMap<>();  // once: kept when emptied
         inflight.put(packetId, new Outgoing(message, false, seq));
         // Only QoS 2 needs its packet identifier back after a crash: the client may hold it awaiting PUBREL.
-        if (seq != 0 && message.qos() == QoS.EXACTLY_ONCE) journal.inFlight(clientId, seq, packetId, false);
+        if (seq != 0 && kept != null && message.qos() == QoS.EXACTLY_ONCE) kept.journal.inFlight(clientId, seq, packetId, false);
         return message.toPublish(packetId, false, now);
     }
 
@@ -225,7 +248,7 @@ public final class Session {
         var outgoing = inflight.get(packetId);
         if (outgoing == null || outgoing.message().qos() != QoS.EXACTLY_ONCE) return false;
         inflight.put(packetId, new Outgoing(outgoing.message(), true, outgoing.seq()));
-        if (outgoing.seq() != 0) journal.inFlight(clientId, outgoing.seq(), packetId, true);
+        if (outgoing.seq() != 0 && kept != null) kept.journal.inFlight(clientId, outgoing.seq(), packetId, true);
         return true;
     }
 
@@ -256,7 +279,7 @@ public final class Session {
     /** An incoming PUBREL. True if the packet identifier was awaiting it. */
     public boolean release(int packetId) {
         if (!awaitingPubRel.remove(packetId)) return false;
-        journal.awaitingPubRel(clientId, packetId, false);
+        if (kept != null) kept.journal.awaitingPubRel(clientId, packetId, false);
         return true;
     }
 
@@ -314,11 +337,12 @@ public final class Session {
     public Session emptied() {
         for (var queued : queue) forget(queued.seq(), false);
         for (var outgoing : inflight.values()) forget(outgoing.seq(), outgoing.message().qos() == QoS.EXACTLY_ONCE);
-        if (routed != null) for (var waiting : routed) forget(waiting.seq(), false);
-        for (int packetId : awaitingPubRel) journal.awaitingPubRel(clientId, packetId, false);
         var fresh = new Session(clientId, maxQueuedMessages, maxQueuedBytes, queueQos0Messages);
-        fresh.journal = journal;
-        fresh.nextSeq = nextSeq;
+        if (kept == null) return fresh;
+        if (kept.routed != null) for (var waiting : kept.routed) forget(waiting.seq(), false);
+        for (int packetId : awaitingPubRel) kept.journal.awaitingPubRel(clientId, packetId, false);
+        fresh.kept = new Kept(kept.journal);
+        fresh.kept.nextSeq = kept.nextSeq;
         return fresh;
     }
 
@@ -329,7 +353,7 @@ public final class Session {
      * ({@code released}: awaiting PUBCOMP), or queued when {@code packetId} is 0.
      */
     public void restore(long seq, Message message, int packetId, boolean released) {
-        nextSeq = Math.max(nextSeq, seq + 1);
+        if (kept != null) kept.nextSeq = Math.max(kept.nextSeq, seq + 1);
         if (packetId == 0) {
             queue.add(new Queued(message, seq));
             queuedBytes += message.payload().length();

@@ -105,6 +105,9 @@ final class SessionTable<C> {
     private void handToConnection(OwnedSession<C> owned, boolean sessionPresent) {
         owned.attaching = false;
         owned.sessionExpiryInterval = owned.attachingExpiry;
+        // A new session starts from nothing in the store too (a shard restarted after a failure may
+        // have forgotten one the store still holds).
+        if (!sessionPresent && owned.attachingExpiry > 0 && journal.isKept()) journal.ended(owned.clientId);
         // The shard keeps its reference: it journals what it routes to the connection (Session.routed).
         journal(owned, SessionJournal.CONNECTED);
         effects.add(new Attach<>(owned.connection, sessionPresent, owned.session));
@@ -368,6 +371,12 @@ final class SessionTable<C> {
         }
         owned.session.enqueue(message, owned.connection == null);
         return null;
+    }
+
+    /** A message held for the client while its connection drains: journaled now, as if routed to it. */
+    void held(String clientId, Message message) {
+        var owned = sessions.get(clientId);
+        if (owned != null) owned.session.routed(message);
     }
 
     boolean holds(String clientId) {

@@ -230,6 +230,14 @@ public final class Sessions<C> {
         return table.deliver(clientId, message);
     }
 
+    /**
+     * A message held for the client while its connection drains ({@link ReleaseDraining}): a persistent
+     * session journals it now, so the publisher's acknowledgement covers it wherever it goes next.
+     */
+    public void held(String clientId, Message message) {
+        table.held(clientId, message);
+    }
+
     /** Whether a session of this client is held here. */
     public boolean holds(String clientId) {
         return table.holds(clientId);

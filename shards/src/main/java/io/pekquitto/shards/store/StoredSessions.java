@@ -19,6 +19,9 @@ final class StoredSessions implements SessionJournal {
     private final StoreBatch batch;
     private final LongSupplier clock;
     private final LongSupplier wallClock;
+    /** The last message written and its record: a message routed to N sessions is encoded once. */
+    private Message lastMessage;
+    private byte[] lastRecord;
 
     StoredSessions(StoreBatch batch, LongSupplier clock, LongSupplier wallClock) {
         this.batch = batch;
@@ -33,8 +36,11 @@ final class StoredSessions implements SessionJournal {
 
     @Override
     public void message(String clientId, long seq, Message message) {
-        batch.put(Keyspace.QUEUED, StoreKeys.queued(clientId, seq),
-                MessageRecords.encode(message, clock.getAsLong(), wallClock.getAsLong()));
+        if (message != lastMessage) {
+            lastRecord = MessageRecords.encode(message, clock.getAsLong(), wallClock.getAsLong());
+            lastMessage = message;
+        }
+        batch.put(Keyspace.QUEUED, StoreKeys.queued(clientId, seq), lastRecord);
     }
 
     @Override

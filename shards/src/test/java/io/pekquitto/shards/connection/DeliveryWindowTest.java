@@ -46,7 +46,7 @@ class DeliveryWindowTest {
     }
 
     private DeliveryWindow window(Session on, ConnectNegotiation.Terms terms, BrokerSettings settings) {
-        return new DeliveryWindow(on, terms, ProtocolVersion.MQTT_5, settings, OutboundGate.open(sent::add));
+        return new DeliveryWindow(on, terms, ProtocolVersion.MQTT_5, settings, sent::add);
     }
 
     private static Message message(String topic, QoS qos) {

@@ -25,7 +25,7 @@ class OutboundGateTest {
     private final List<Packet> sent = new ArrayList<>();
     private final TestProbe<ShardRequest> shard = testKit.createTestProbe();
     private final ConnectionRef self = new ConnectionRef(connection -> {});
-    private final OutboundGate gate = new OutboundGate(sent::add, true, shard.getRef(), self);
+    private final OutboundGate gate = new OutboundGate(sent::add, shard.getRef(), self);
 
     @AfterAll
     static void stop() {
@@ -71,12 +71,17 @@ class OutboundGateTest {
     }
 
     @Test
-    void withoutAStoreNothingIsEverHeld() {
-        var open = OutboundGate.open(sent::add);
-        open.hold(new PubAck(1));
-        open.afterWrite(new PubComp(2));
-        assertEquals(List.of(1, 2), ids());
+    void withoutAStoreThereIsNoGateAndNothingWaits() {
+        OutboundGate.afterWrite(sent::add, new PubComp(2));
+        assertEquals(List.of(2), ids());
         shard.expectNoMessage(Duration.ofMillis(50));
+    }
+
+    @Test
+    void afterWriteThroughAGateWaits() {
+        OutboundGate.afterWrite(gate, new PubComp(3));
+        assertEquals(List.of(), sent);
+        shard.receiveMessage();
     }
 
     private List<Integer> ids() {

@@ -143,6 +143,7 @@ class StoredSessionsTest {
         var session = session("c");
         var routed = message("routed", QoS.AT_LEAST_ONCE);
         session.routed(routed);  // the shard's turn: written before the publisher's PUBACK
+        session.routed(routed);  // bounced back by a connection that let the session go, and routed again
         persistence.flush();
         assertEquals(1, count(Keyspace.QUEUED));
         session.startFlight(routed, nanos.get());  // the connection's window takes the same delivery

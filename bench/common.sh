@@ -1,0 +1,34 @@
+# What bench/run-compare.sh and bench/recovery.sh share; sourced, after SCRIPT is set to the script's name.
+
+usage() { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
+fail() { echo "$SCRIPT: $*" >&2; exit 2; }
+
+# Column names into NAMES: the comma-separated LABELS ($1), or pekquitto-1, pekquitto-2, ... for the
+# $2 configurations. They name files, hence the character set.
+column_names() {
+  NAMES=()
+  if [ -n "$1" ]; then
+    IFS=, read -r -a NAMES <<<"$1"
+    [ ${#NAMES[@]} -eq "$2" ] || fail "-l names ${#NAMES[@]} column(s) for $2 configuration(s)"
+  else
+    for ((i = 1; i <= $2; i++)); do NAMES+=("pekquitto-$i"); done
+  fi
+  for name in "${NAMES[@]}"; do
+    [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || fail "column name '$name': letters, digits, . _ - only"
+    [ "$name" != mosquitto ] || fail "column name 'mosquitto' is Mosquitto's"
+  done
+  [ "$(printf '%s\n' "${NAMES[@]}" | sort | uniq -d)" = "" ] || fail "column names repeat: ${NAMES[*]}"
+}
+
+# Stops the broker started in the background as BROKER_PID, by force if it does not stop within 1 s.
+cleanup() {
+  if [ -n "${BROKER_PID:-}" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
+    kill "$BROKER_PID" 2>/dev/null || true
+    sleep 1
+    kill -9 "$BROKER_PID" 2>/dev/null || true
+  fi
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
