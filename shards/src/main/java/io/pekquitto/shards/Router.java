@@ -147,7 +147,6 @@ final class Router {
 
     /** Sends every connection and peer what this turn batched for it. */
     void flush() {
-        persistence.flush();
         outgoing.forEach((connection, batch) -> connection.tell(new Connection.Deliver(batch)));
         outgoing.clear();
         mesh.flush();

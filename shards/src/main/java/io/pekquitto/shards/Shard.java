@@ -21,8 +21,10 @@ import io.pekquitto.shards.session.SessionEffect;
 import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.store.Durability;
 import io.pekquitto.shards.store.ShardPersistence;
 import io.pekquitto.shards.store.Store;
+import io.pekquitto.shards.store.StoreException;
 import io.pekquitto.shards.tcp.ListenerTls;
 import io.pekquitto.shards.tcp.ShardSockets;
 import java.net.InetSocketAddress;
@@ -35,6 +37,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -95,6 +98,12 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** A will's delay timer ({@link ShardSessions}). */
     record WillDelayExpired(String clientId, long generation) implements Command {}
 
+    /** From the store's writer thread: this shard's batches up to {@code batch} are written. */
+    private record BatchWritten(long batch) implements Command {}
+
+    /** From the store's writer thread: a write failed (the supervisor restarts the shard). */
+    private record WriteFailed(StoreException cause) implements Command {}
+
     /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
     private enum Flush implements Command { INSTANCE }
 
@@ -119,8 +128,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final ShardPersistence persistence;
     /** Performs what the session rules decide, and recovers the sessions at start. */
     private final ShardSessions shardSessions;
-    /** With a store: the acknowledgements that wait for this turn's writes and for peers' ({@link WriteConfirmations}). */
-    private final WriteConfirmations<ConnectionRef> confirmations = new WriteConfirmations<>();
+    /** The turn's writes, and what waits for them. */
+    private final DurableTurns turns;
     private boolean flushScheduled;
     private long connectionSequence;
 
@@ -142,7 +151,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                   AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock) {
         super(context);
         this.settings = settings;
-        this.persistence = new ShardPersistence(store, clock, System::currentTimeMillis, this::scheduleFlush);
+        var self = context.getSelf();  // told from the writer's thread
+        boolean writeBehind = settings.store().durability() == Durability.FSYNC;
+        this.persistence = new ShardPersistence(store, clock, System::currentTimeMillis, this::scheduleFlush, writeBehind,
+                "pekquitto-store-" + self.path().name(), batch -> self.tell(new BatchWritten(batch)),
+                failure -> self.tell(new WriteFailed(failure)));
         this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable());
         this.timers = timers;
         this.counts = counts;
@@ -154,6 +167,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         int recovered = persistence.recoverRetained(retained::retain);  // also after a restart by the supervisor
         if (recovered > 0) context.getLog().info("{} retained messages recovered from the store", recovered);
         this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
+        this.turns = new DurableTurns(persistence, mesh);
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
         var all = shards.get();
@@ -192,14 +206,24 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 })
                 .onMessage(SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
                 .onMessage(WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
-                .onSignal(PostStop.class, stopped -> {
-                    persistence.flush();  // a graceful stop: what the last turns journaled (acknowledgements, say)
+                .onMessage(BatchWritten.class, written -> {
+                    turns.written(written.batch());
                     return this;
                 })
+                .onMessage(WriteFailed.class, failed -> {
+                    throw failed.cause();
+                })
+                .onSignal(PostStop.class, stopped -> closeStore())
+                .onSignal(PreRestart.class, restarting -> closeStore())
                 .build();
     }
 
     private long now() { return clock.getAsLong(); }
+
+    private Behavior<ShardMessage> closeStore() {
+        turns.close();
+        return this;
+    }
 
     private Session newSession(String clientId) {
         return new Session(clientId, settings.maxQueuedMessages(), settings.maxQueuedBytes(), settings.queueQos0Messages());
@@ -243,13 +267,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     /** The connection's next acknowledgement goes out once this turn is written, here and by the peers it forwarded to. */
     private Behavior<ShardMessage> awaitWrite(ConnectionRef connection) {
-        confirmations.await(connection);
+        turns.await(connection);
         scheduleFlush();
         return this;
-    }
-
-    private void confirm(ConnectionRef connection, int count) {
-        connection.tell(new Connection.AcknowledgementsWritten(count));
     }
 
     private Behavior<ShardMessage> onAttach(ShardRequest.Attach attach) {
@@ -342,21 +362,20 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onFlush() {
         flushScheduled = false;
-        router.flush();
-        confirmations.turnWritten(mesh.batchesHoldingQueued(), mesh.acknowledgedBatches(), this::confirm);
+        turns.endTurn(router::flush);
         return this;
     }
 
     private Behavior<ShardMessage> onForward(Forward forward) {
         forward.items().forEach(router::forwarded);
-        persistence.flush();  // a peer's batch is acknowledged once written: its publishers' PUBACKs wait for that
-        if (throttle.acknowledgeNow(forward.from())) mesh.acknowledgeBatch(forward.from());
+        // A peer's batch is acknowledged once written here: its publishers' PUBACKs wait for that.
+        if (throttle.acknowledgeNow(forward.from())) turns.acknowledgePeer(forward.from());
         return this;
     }
 
     private Behavior<ShardMessage> onForwardAck(ForwardAck ack) {
         mesh.batchAcknowledged(ack.from());
-        confirmations.peersAcknowledged(mesh.acknowledgedBatches(), this::confirm);
+        turns.peersAcknowledged();
         throttle.meshRelieved(mesh.isBelowLowWater()).forEach(Transport::readMore);
         return this;
     }
@@ -375,7 +394,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> relieve(ConnectionRef connection) {
         var relief = throttle.relieved(connection, mesh.isBelowLowWater());
-        relief.acks().forEach(mesh::acknowledgeBatch);
+        relief.acks().forEach(turns::acknowledgePeer);
         relief.readers().forEach(Transport::readMore);
         return this;
     }
@@ -421,7 +440,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private void onHello(int from) {
         routes.forgetPeer(from);
         mesh.peerRestarted(from);
-        confirmations.peersAcknowledged(mesh.acknowledgedBatches(), this::confirm);
+        turns.peersAcknowledged();
         mesh.control(from, new ControlMessage.Resync(routes.announcements(), sessions.heldWithHome(from)));
         perform(sessions.peerRestarted(from));
     }

@@ -19,6 +19,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,12 +39,17 @@ class CrashRecoveryIT {
     Path store;
 
     private String configuration() {
+        return configuration("batch");
+    }
+
+    /** {@code batch} writes on the shard's thread; {@code fsync} on a writer thread per shard, behind it. */
+    private String configuration(String durability) {
         return """
                 listeners = [{host = "127.0.0.1", port = 0}]
                 shards = 2
                 max-queued-messages = 10000
-                store { enabled = true, path = "%s", durability = batch }
-                """.formatted(store.toAbsolutePath());
+                store { enabled = true, path = "%s", durability = %s }
+                """.formatted(store.toAbsolutePath(), durability);
     }
 
     private static Set<Integer> indexes(Collection<String> payloads) {
@@ -61,13 +68,14 @@ class CrashRecoveryIT {
         return missing;
     }
 
-    @Test
+    @ParameterizedTest(name = "durability = {0}")
+    @ValueSource(strings = {"batch", "fsync"})
     @DisplayName("QoS 1: every message whose PUBACK came is delivered to the offline subscriber after a kill -9")
-    void acknowledgedQos1MessagesSurviveAKill() throws Exception {
+    void acknowledgedQos1MessagesSurviveAKill(String durability) throws Exception {
         var topic = Names.topic("crash1");
         var subscriber = new Receiver(Names.clientId("sub"));
         Set<Integer> acknowledged;
-        var first = RunnableJar.start(configuration());
+        var first = RunnableJar.start(configuration(durability));
         try {
             subscriber.subscribe(first.port(), topic, 1).disconnect();
             try (var publisher = PipelinedPublisher.start(first.port(), Names.clientId("pub"), topic, 1, MESSAGES, 20)) {
@@ -78,13 +86,13 @@ class CrashRecoveryIT {
         } finally {
             first.kill();
         }
-        var second = RunnableJar.start(configuration());
+        var second = RunnableJar.start(configuration(durability));
         try {
             subscriber.assertSessionPresentOnResume(second.port());
             subscriber.receiveUntilQuiet(QUIET);
             subscriber.close();
             var delivered = indexes(subscriber.delivered());
-            System.out.printf("QoS 1 crash: %d acknowledged before the kill, %d delivered after it, %d duplicates%n",
+            System.out.printf(durability + ": QoS 1 crash: %d acknowledged before the kill, %d delivered after it, %d duplicates%n",
                     acknowledged.size(), delivered.size(), subscriber.delivered().size() - delivered.size());
             assertTrue(acknowledged.size() >= KILL_AFTER && acknowledged.size() < MESSAGES, "killed mid-stream: " + acknowledged.size());
             assertEquals(Set.of(), missing(acknowledged, delivered), "acknowledged, then lost");
@@ -94,14 +102,15 @@ class CrashRecoveryIT {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "durability = {0}")
+    @ValueSource(strings = {"batch", "fsync"})
     @DisplayName("QoS 2: every message whose PUBREC came is delivered once, to an offline and to an online subscriber")
-    void acknowledgedQos2MessagesAreDeliveredExactlyOnceAfterAKill() throws Exception {
+    void acknowledgedQos2MessagesAreDeliveredExactlyOnceAfterAKill(String durability) throws Exception {
         var topic = Names.topic("crash2");
         var offline = new Receiver(Names.clientId("off"));
         var online = new Receiver(Names.clientId("on"));
         Set<Integer> acknowledged;
-        var first = RunnableJar.start(configuration());
+        var first = RunnableJar.start(configuration(durability));
         try {
             offline.subscribe(first.port(), topic, 2).disconnect();
             online.subscribe(first.port(), topic, 2);
@@ -123,14 +132,14 @@ class CrashRecoveryIT {
         } finally {
             first.kill();
         }
-        var second = RunnableJar.start(configuration());
+        var second = RunnableJar.start(configuration(durability));
         try {
             for (var subscriber : List.of(offline, online)) {
                 subscriber.assertSessionPresentOnResume(second.port());
                 subscriber.receiveUntilQuiet(QUIET);
                 subscriber.close();
             }
-            System.out.printf("QoS 2 crash: %d acknowledged before the kill; offline subscriber %d delivered, online %d%n",
+            System.out.printf(durability + ": QoS 2 crash: %d acknowledged before the kill; offline subscriber %d delivered, online %d%n",
                     acknowledged.size(), offline.delivered().size(), online.delivered().size());
             assertTrue(acknowledged.size() >= KILL_AFTER && acknowledged.size() < MESSAGES, "killed mid-stream: " + acknowledged.size());
             for (var subscriber : List.of(offline, online)) {

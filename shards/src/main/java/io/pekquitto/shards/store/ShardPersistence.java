@@ -8,14 +8,19 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
  * What one shard writes to the {@link Store} and reads back at start: the retained messages published
  * on this shard (every shard keeps a copy of all of them; the one a message was published on writes
  * it), and its persistent sessions through its {@link #journal()}. A turn's writes go out together at
- * {@link #flush()}: one batch, one write. Used on the shard's thread only; without a store it does
- * nothing.
+ * {@link #flush()}: one numbered batch. With {@code durability = fsync} it goes to the shard's
+ * {@link StoreWriter} thread, which writes and syncs it (with the batches handed over meanwhile) and
+ * tells the shard the number of the last one written, so the shard never waits for the disk; with
+ * {@code batch}, where a write only hands the log to the operating system, it is written at once, on
+ * the shard's thread, and the acknowledgements waiting for it go without a hop between threads.
+ * Used on the shard's thread only; without a store it does nothing and every batch is number 0.
  */
 public final class ShardPersistence {
     private final Optional<Store> store;
@@ -23,6 +28,10 @@ public final class ShardPersistence {
     private final LongSupplier wallClock;
     private final StoreBatch batch;
     private final SessionJournal journal;
+    /** Null without a store. */
+    private final StoreWriter writer;
+    /** The number of the last batch handed to the writer. */
+    private long submitted;
 
     /**
      * @param store     the broker's store on disk, or empty when nothing is kept ({@code store.enabled = false}
@@ -33,7 +42,21 @@ public final class ShardPersistence {
      *                      thread (a connection's acknowledgement, say): the shard schedules a {@link #flush()}
      */
     public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting) {
+        this(store, clock, wallClock, writesWaiting, false, "pekquitto-store-writer", written -> {}, failure -> {});
+    }
+
+    /**
+     * @param writeBehind  batches are written by a writer thread ({@code durability = fsync}), not by the shard's
+     * @param writerName   the name of the writer thread
+     * @param batchWritten told the number of the last batch written, on the writer's thread
+     * @param writeFailed  told why a write failed, on the writer's thread; nothing after it is written
+     */
+    public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting,
+                            boolean writeBehind, String writerName, LongConsumer batchWritten,
+                            Consumer<StoreException> writeFailed) {
         this.store = store;
+        this.writer = writeBehind
+                ? store.map(kept -> new StoreWriter(kept, writerName, batchWritten, writeFailed)).orElse(null) : null;
         this.batch = new StoreBatch(writesWaiting);
         this.clock = clock;
         this.wallClock = wallClock;
@@ -61,11 +84,56 @@ public final class ShardPersistence {
         }
     }
 
-    /** Writes the turn's batch; when it returns, the batch is as durable as the store's mode. */
-    public void flush() {
-        if (store.isEmpty() || batch.isEmpty()) return;
-        store.get().write(batch);
-        batch.clear();
+    /**
+     * Hands the turn's writes to the writer thread and returns at once: the number of the batch that
+     * holds them (or of the last batch, if the turn wrote nothing); 0 without a store.
+     */
+    public long flush() {
+        if (store.isEmpty() || batch.isEmpty()) return submitted;
+        if (writer != null) {
+            writer.submit(batch.take(), ++submitted);
+        } else {
+            store.get().write(StoreBatch.of(batch.take()));
+            ++submitted;
+        }
+        return submitted;
+    }
+
+    /** Whether batches are written behind the shard's back (then the shard hears when); else when {@link #flush()} returns. */
+    public boolean writesBehind() {
+        return writer != null;
+    }
+
+    /**
+     * Writes the turn's batch and waits until it and every batch before it are written: before a
+     * session moves to another shard (whose writes must come after), and when the shard stops.
+     *
+     * @throws StoreException if the writer stopped on a failed write first
+     */
+    public void flushNow() {
+        long seq = flush();
+        if (writer == null) return;
+        try {
+            if (!writer.awaitWritten(seq)) throw new StoreException("the store writer stopped before batch " + seq, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted while waiting for the store", e);
+        }
+    }
+
+    /** Writes what is left and stops the writer thread (the shard stops or restarts). */
+    public void close() {
+        if (writer == null) {
+            flush();
+            return;
+        }
+        try {
+            flushNow();
+        } catch (StoreException e) {
+            // The writer stopped on a failed write, which it reported: what is left cannot be written.
+        } finally {
+            writer.close();
+        }
     }
 
     /** The stored retained messages that have not expired, to the shard's copy; returns how many. */

@@ -14,7 +14,7 @@ public final class StoreBatch {
      */
     public record Write(Keyspace keyspace, byte[] key, byte[] value, byte[] end) {}
 
-    private final List<Write> writes = new ArrayList<>();
+    private List<Write> writes = new ArrayList<>();
     private final Runnable onFirstWrite;
 
     public StoreBatch() {
@@ -56,5 +56,19 @@ public final class StoreBatch {
     /** Empties the batch for the next turn, once it has been written. */
     public void clear() {
         writes.clear();
+    }
+
+    /** Takes the writes out, for another thread to write; the batch is empty for the next turn. */
+    List<Write> take() {
+        var taken = writes;
+        writes = new ArrayList<>();
+        return taken;
+    }
+
+    /** A batch of writes taken from others ({@link StoreWriter}). */
+    static StoreBatch of(List<Write> writes) {
+        var batch = new StoreBatch();
+        batch.writes = writes;
+        return batch;
     }
 }

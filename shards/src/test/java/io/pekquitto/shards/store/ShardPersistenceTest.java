@@ -13,8 +13,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Retained messages written a batch per turn and read back, their expiry counted on the wall clock. */
@@ -26,6 +29,11 @@ class ShardPersistenceTest {
     private final ShardPersistence persistence = new ShardPersistence(Optional.of(store), nanos::get, wall::get,
             flushesAsked::incrementAndGet);
 
+    @AfterEach
+    void stopWriter() {
+        persistence.close();
+    }
+
     private Message retained(String topic, String payload, Properties properties) {
         return Message.received(topic, Binary.of(payload.getBytes(StandardCharsets.UTF_8)), QoS.AT_LEAST_ONCE, true,
                 properties, nanos.get());
@@ -34,7 +42,9 @@ class ShardPersistenceTest {
     /** What a restarted shard reads, its own clock started anew. */
     private List<Message> recovered() {
         var messages = new ArrayList<Message>();
-        new ShardPersistence(Optional.of(store), () -> 42L, wall::get, () -> {}).recoverRetained(messages::add);
+        var restarted = new ShardPersistence(Optional.of(store), () -> 42L, wall::get, () -> {});
+        restarted.recoverRetained(messages::add);
+        restarted.close();
         return messages;
     }
 
@@ -44,7 +54,7 @@ class ShardPersistenceTest {
         persistence.retained(retained("a/c", "two", Properties.NONE));
         assertEquals(1, flushesAsked.get(), "the turn's first write asks the shard for a flush, once");
         assertEquals(List.of(), recovered(), "nothing before the flush");
-        persistence.flush();
+        persistence.flushNow();
         var messages = recovered();
         assertEquals(2, messages.size());
         var message = messages.get(0);
@@ -57,9 +67,9 @@ class ShardPersistenceTest {
     @Test
     void anEmptyPayloadRemovesTheStoredMessage() {
         persistence.retained(retained("a/b", "one", Properties.NONE));
-        persistence.flush();
+        persistence.flushNow();
         persistence.retained(retained("a/b", "", Properties.NONE));
-        persistence.flush();
+        persistence.flushNow();
         assertEquals(List.of(), recovered());
     }
 
@@ -68,7 +78,7 @@ class ShardPersistenceTest {
         var expiring = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 100L).build();
         persistence.retained(retained("soon", "x", expiring));
         persistence.retained(retained("never", "y", Properties.NONE));
-        persistence.flush();
+        persistence.flushNow();
         wall.addAndGet(40_000);  // the broker was down for 40 s
         var left = recovered().stream().filter(m -> m.topic().equals("soon")).findFirst().orElseThrow();
         assertEquals(Optional.of(60L), left.toPublish(1, false, 42L).properties().messageExpiryInterval());
@@ -85,5 +95,25 @@ class ShardPersistenceTest {
         assertEquals(0, none.recoverRetained(message -> {}));
         assertFalse(none.isDurable());
         assertFalse(none.journal().isKept());
+    }
+
+    @Test
+    void behindTheShardAWriterThreadWritesTheBatchesAndSaysWhichAreDone() throws InterruptedException {
+        var written = new LinkedBlockingQueue<Long>();
+        var behind = new ShardPersistence(Optional.of(store), nanos::get, wall::get, () -> {}, true, "test-writer",
+                written::add, failure -> {});
+        try {
+            assertTrue(behind.writesBehind());
+            behind.retained(retained("w/1", "one", Properties.NONE));
+            assertEquals(1, behind.flush(), "batch 1, handed over");
+            assertEquals(Long.valueOf(1), written.poll(10, TimeUnit.SECONDS));
+            assertEquals(1, behind.flush(), "nothing new: the last batch");
+            behind.retained(retained("w/2", "two", Properties.NONE));
+            behind.flushNow();
+            assertEquals(List.of("w/1", "w/2"), recovered().stream().map(Message::topic).sorted().toList());
+        } finally {
+            behind.close();
+        }
+        assertFalse(persistence.writesBehind(), "durability batch: written on the shard's thread");
     }
 }

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +39,11 @@ class StoredSessionsTest {
     private final AtomicLong wall = new AtomicLong(1_800_000_000_000L);
     private final ShardPersistence persistence = new ShardPersistence(Optional.of(store), nanos::get, wall::get, () -> {});
     private final SessionJournal journal = persistence.journal();
+
+    @AfterEach
+    void stopWriter() {
+        persistence.close();
+    }
 
     private Message message(String payload, QoS qos) {
         return Message.received("t/" + payload, Binary.utf8(payload), qos, false, Properties.NONE, nanos.get());
@@ -54,7 +60,7 @@ class StoredSessionsTest {
     private List<RecoveredSession> recover(int shard, int shards) {
         var restarted = new ShardPersistence(Optional.of(store), () -> 3 * SECOND, wall::get, () -> {});
         var recovered = restarted.recoverSessions(shard, shards, id -> new Session(id, 100, false));
-        restarted.flush();
+        restarted.close();
         return recovered;
     }
 
@@ -75,7 +81,7 @@ class StoredSessionsTest {
                 "a/+", new SubscriptionEntry(new SubscriptionOptions(QoS.EXACTLY_ONCE, true, true, 2), 7),
                 "$share/g/jobs/#", new SubscriptionEntry(SubscriptionOptions.of(QoS.AT_LEAST_ONCE), 0));
         journal.session("c", 3600, subscriptions, nanos.get() - 10 * SECOND);
-        persistence.flush();
+        persistence.flushNow();
         wall.addAndGet(20_000);  // down for 20 s
         var recovered = recover(0, 1).get(0);
         assertEquals("c", recovered.clientId());
@@ -87,7 +93,7 @@ class StoredSessionsTest {
     @Test
     void aSessionConnectedAtTheCrashIsOfflineFromTheRestart() {
         session("c");
-        persistence.flush();
+        persistence.flushNow();
         assertEquals(3 * SECOND, recover(0, 1).get(0).offlineSince());
     }
 
@@ -107,7 +113,7 @@ class StoredSessionsTest {
             journal.awaitingPubRel("c", incoming, true);  // the shard's turn, with the message it routes
         }
         assertTrue(session.release(301));
-        persistence.flush();
+        persistence.flushNow();
 
         var restored = recover(0, 1).get(0).session();
         var packets = resent(restored);
@@ -133,7 +139,7 @@ class StoredSessionsTest {
         int two = ((Publish) sent.get(1)).packetId();
         session.received(two);
         session.complete(two);
-        persistence.flush();
+        persistence.flushNow();
         assertEquals(List.of(), resent(recover(0, 1).get(0).session()));
         assertEquals(0, count(Keyspace.QUEUED) + count(Keyspace.IN_FLIGHT));
     }
@@ -144,10 +150,10 @@ class StoredSessionsTest {
         var routed = message("routed", QoS.AT_LEAST_ONCE);
         session.routed(routed);  // the shard's turn: written before the publisher's PUBACK
         session.routed(routed);  // bounced back by a connection that let the session go, and routed again
-        persistence.flush();
+        persistence.flushNow();
         assertEquals(1, count(Keyspace.QUEUED));
         session.startFlight(routed, nanos.get());  // the connection's window takes the same delivery
-        persistence.flush();
+        persistence.flushNow();
         assertEquals(1, count(Keyspace.QUEUED), "not journaled twice");
         assertEquals(List.of("routed"), resent(recover(0, 1).get(0).session()).stream().map(StoredSessionsTest::payload).toList());
     }
@@ -160,7 +166,7 @@ class StoredSessionsTest {
         session.firstReceipt(9);
         journal.will("c", PendingWill.delayed(message("will", QoS.AT_MOST_ONCE), 30, nanos.get()));
         journal.ended("c");
-        persistence.flush();
+        persistence.flushNow();
         assertEquals(List.of("cc"), recover(0, 1).stream().map(RecoveredSession::clientId).toList());
         assertEquals(0, count(Keyspace.QUEUED) + count(Keyspace.IN_FLIGHT) + count(Keyspace.WILLS));
     }
@@ -172,7 +178,7 @@ class StoredSessionsTest {
             ids.add("client-" + i);
             session("client-" + i);
         }
-        persistence.flush();
+        persistence.flushNow();
         for (int shards = 1; shards <= 3; shards++) {
             var recovered = new ArrayList<String>();
             for (int shard = 0; shard < shards; shard++) recover(shard, shards).forEach(r -> recovered.add(r.clientId()));
@@ -187,7 +193,7 @@ class StoredSessionsTest {
         var shortLived = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 30L).build();
         session.enqueue(Message.received("t", Binary.utf8("short"), QoS.AT_LEAST_ONCE, false, shortLived, nanos.get()), false);
         session.enqueue(message("long", QoS.AT_LEAST_ONCE), false);
-        persistence.flush();
+        persistence.flushNow();
         wall.addAndGet(31_000);
         assertEquals(List.of("long"), resent(recover(0, 1).get(0).session()).stream().map(StoredSessionsTest::payload).toList());
         assertEquals(1, count(Keyspace.QUEUED), "[MQTT-3.3.2-5] the expired one is gone from the store too");
@@ -199,7 +205,7 @@ class StoredSessionsTest {
         var expiring = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 60L).build();
         var will = Message.received("wills/c", Binary.utf8("gone"), QoS.AT_LEAST_ONCE, true, expiring, nanos.get());
         journal.will("c", PendingWill.delayed(will, 100, nanos.get()));
-        persistence.flush();
+        persistence.flushNow();
         wall.addAndGet(40_000);  // down for 40 s
         var pending = recover(0, 1).get(0).will().orElseThrow();
         assertEquals(3 * SECOND + 60 * SECOND, pending.publishAt(), "100 s delay, 40 s of it spent while down");
