@@ -12,49 +12,40 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What a connection asks its shard for on its client's behalf. A PUBLISH or a PUBREL, once
  * {@link InboundPublish} has judged it: the message goes to the shard to be routed, and the
- * acknowledgement to the client; with
- * a store, only once the shard has written what it acknowledges ({@link OutboundGate}), so a PUBACK
- * is never sent for a message a crash could still lose. A QoS 2 message's packet identifier is
- * journaled as awaiting PUBREL by the shard, in the same batch as the message it routes. A SUBSCRIBE,
- * once {@link SubscribeChecks} has judged it, and an UNSUBSCRIBE: the shard applies and answers them.
+ * acknowledgement to the client; with a store, only once the shard has written what it acknowledges
+ * ({@link OutboundGate}), so a PUBACK is never sent for a message a crash could still lose. A QoS 2
+ * message's packet identifier is journaled as awaiting PUBREL by the shard, in the same batch as the
+ * message it routes. A SUBSCRIBE, once {@link SubscribeChecks} has judged it, and an UNSUBSCRIBE: the
+ * shard applies and answers them. One per live connection actor: its state is the connection's.
  */
 final class ClientRequests {
-    private final InboundPublish inbound;
-    private final ShardEnvironment environment;
     private final Established state;
+    private final int maxQos;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
-    private final String clientId;
-    /** Null without a store: then acknowledgements go straight to the writer. */
-    private final OutboundGate gate;
-    private final PacketWriter writer;
     private final PacketSource packets;
 
     ClientRequests(ShardEnvironment environment, Established state, ActorRef<ShardRequest> shard, ConnectionRef self,
                   PacketSource packets) {
-        this.environment = environment;
         this.state = state;
-        this.inbound = state.inbound;
+        this.maxQos = environment.settings().maxQos();
         this.shard = shard;
         this.self = self;
-        this.clientId = state.clientId();
-        this.gate = state.gate;
-        this.writer = state.writer;
         this.packets = packets;
     }
 
     /** A PUBLISH: routed and acknowledged, or refused; returns the violation that ends the connection, or null. */
     InboundPublish.Violation publish(Publish publish, Session session, long now) {
-        var outcome = inbound.receive(publish, session, now);
+        var outcome = state.inbound.receive(publish, session, now);
         if (outcome instanceof InboundPublish.Accepted accepted) {
             packets.routed();
             var ack = accepted.ack();
-            if (ack != null && gate != null) {
-                gate.hold(ack);  // PUBACK / PUBREC once the message is written, and a QoS 2 one's identifier
+            if (ack != null && state.gate != null) {
+                state.gate.hold(ack);  // PUBACK / PUBREC once the message is written, and a QoS 2 one's identifier
                 int awaitingPubRel = ack instanceof PubRec && session.journal().isKept() ? publish.packetId() : 0;
-                shard.tell(new ShardRequest.Route(clientId, accepted.message(), self, awaitingPubRel));
+                shard.tell(new ShardRequest.Route(state.clientId(), accepted.message(), self, awaitingPubRel));
             } else {
-                shard.tell(new ShardRequest.Route(clientId, accepted.message()));
+                shard.tell(new ShardRequest.Route(state.clientId(), accepted.message()));
                 if (ack != null) acknowledge(ack);
             }
         } else if (outcome instanceof InboundPublish.AcknowledgedOnly acknowledged) {
@@ -67,9 +58,9 @@ final class ClientRequests {
 
     /** PUBCOMP; with a store, once the end of the QoS 2 exchange is written, if the session is kept. */
     void pubRel(PubRel pubRel, Session session) {
-        var pubComp = inbound.release(pubRel, session);
+        var pubComp = state.inbound.release(pubRel, session);
         if (session.journal().isKept()) {
-            gate.afterWrite(pubComp);  // a kept session means a store, and a gate
+            state.gate.afterWrite(pubComp);  // a kept session means a store, and a gate
         } else {
             acknowledge(pubComp);
         }
@@ -77,23 +68,23 @@ final class ClientRequests {
 
     /** An acknowledgement that needs no write: behind those held, if any. */
     private void acknowledge(Packet ack) {
-        if (gate != null) {
-            gate.accept(ack);
+        if (state.gate != null) {
+            state.gate.accept(ack);
         } else {
-            writer.accept(ack);
+            state.writer.accept(ack);
         }
     }
 
     /** A SUBSCRIBE: checked, then applied by the shard; returns the violation that ends the connection, or null. */
     SubscribeChecks.Violation subscribe(Subscribe subscribe) {
-        var outcome = SubscribeChecks.check(subscribe, state.version, environment.settings().maxQos(), inbound.acl()::canSubscribe);
+        var outcome = SubscribeChecks.check(subscribe, state.version, maxQos, state.inbound.acl()::canSubscribe);
         if (outcome instanceof SubscribeChecks.Violation violation) return violation;
         var checked = (SubscribeChecks.Checked) outcome;
-        shard.tell(new ShardRequest.Subscribe(clientId, subscribe.packetId(), checked.reasons(), checked.requests(), self));
+        shard.tell(new ShardRequest.Subscribe(state.clientId(), subscribe.packetId(), checked.reasons(), checked.requests(), self));
         return null;
     }
 
     void unsubscribe(Unsubscribe unsubscribe) {
-        shard.tell(new ShardRequest.Unsubscribe(clientId, unsubscribe.packetId(), unsubscribe.topicFilters(), self));
+        shard.tell(new ShardRequest.Unsubscribe(state.clientId(), unsubscribe.packetId(), unsubscribe.topicFilters(), self));
     }
 }

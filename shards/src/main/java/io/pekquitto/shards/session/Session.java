@@ -121,23 +121,29 @@ public final class Session {
     /** The sequence number of a message: the one it was routed under, or a new one journaled now; 0 if none is kept. */
     private long seqOf(Message message) {
         if (kept == null || message.qos() == QoS.AT_MOST_ONCE) return 0;
-        if (kept.routed != null) {
-            for (var it = kept.routed.iterator(); it.hasNext(); ) {
-                var waiting = it.next();
-                if (waiting.message() == message) {  // by identity: the very delivery the shard routed
-                    it.remove();
-                    return waiting.seq();
-                }
-            }
-        }
+        long routedUnder = takeRouted(message);
+        if (routedUnder != 0) return routedUnder;
         long seq = kept.nextSeq++;
         kept.journal.message(clientId, seq, message);
         return seq;
     }
 
+    /** The sequence number this very delivery was routed under (it is taken), or 0. */
+    private long takeRouted(Message message) {
+        if (kept == null || kept.routed == null) return 0;
+        for (var it = kept.routed.iterator(); it.hasNext(); ) {
+            var waiting = it.next();
+            if (waiting.message() == message) {  // by identity: the very delivery the shard routed
+                it.remove();
+                return waiting.seq();
+            }
+        }
+        return 0;
+    }
+
     /** A delivery the connection will not send (it expired on the way): out of the journal. */
     public void dropped(Message message) {
-        forget(seqOf(message), false);
+        forget(takeRouted(message), false);
     }
 
     private void forget(long seq, boolean inFlightToo) {
@@ -160,15 +166,14 @@ public final class Session {
      */
     public boolean enqueue(Message message, boolean offline, boolean overLimit) {
         if (offline && message.qos() == QoS.AT_MOST_ONCE && !queueQos0Messages) return false;
-        long seq = seqOf(message);
         boolean full = queue.size() >= maxQueuedMessages
                 || (maxQueuedBytes > 0 && queuedBytes + message.payload().length() > maxQueuedBytes);
         if (full && !overLimit) {
             droppedMessages++;
-            forget(seq, false);
+            forget(takeRouted(message), false);  // journaled only if it was routed to the connection
             return false;
         }
-        queue.add(new Queued(message, seq));
+        queue.add(new Queued(message, seqOf(message)));
         queuedBytes += message.payload().length();
         return true;
     }

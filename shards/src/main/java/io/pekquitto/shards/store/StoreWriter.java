@@ -75,14 +75,14 @@ final class StoreWriter implements AutoCloseable {
             try {
                 store.write(StoreBatch.of(writes));
             } catch (StoreException e) {
+                failed.accept(e);  // told first: whoever waits learns of the stop after the shard does
                 synchronized (lock) {
                     closed = true;
                     lock.notifyAll();
                 }
-                failed.accept(e);
                 return;
             }
-            written.accept(upTo);
+            written.accept(upTo);  // likewise
             synchronized (lock) {
                 writtenUpTo = upTo;
                 lock.notifyAll();

@@ -159,6 +159,15 @@ class StoredSessionsTest {
     }
 
     @Test
+    void aMessageDroppedAtTheQueueLimitIsNeverWritten() {
+        var session = session("c");  // max-queued-messages 100
+        for (int i = 0; i <= 100; i++) session.enqueue(message("m" + i, QoS.AT_LEAST_ONCE), true);
+        persistence.flushNow();
+        assertEquals(1, session.droppedMessages());
+        assertEquals(100, count(Keyspace.QUEUED));
+    }
+
+    @Test
     void anEndedSessionLeavesNothing() {
         var session = session("c");
         session("cc");  // a client id that begins with "c" keeps its entries
