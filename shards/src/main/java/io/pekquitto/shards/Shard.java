@@ -164,13 +164,12 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.retained = new RetainedMessages(settings.retainAvailable());
         this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
         this.sessions = new Sessions<>(this::newSession, persistence.journal());
-        int recovered = persistence.recoverRetained(retained::retain);  // also after a restart by the supervisor
-        if (recovered > 0) context.getLog().info("{} retained messages recovered from the store", recovered);
         this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
         this.turns = new DurableTurns(persistence, mesh);
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
         var all = shards.get();
+        shardSessions.recoverRetained(retained::retain, all != null);  // also after a restart by the supervisor
         if (all != null) joinMesh(all.indexOf(context.getSelf()), all);  // restarted by the supervisor
     }
 

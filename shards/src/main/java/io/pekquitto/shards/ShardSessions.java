@@ -5,6 +5,7 @@ import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.routes.TopicRoutes;
+import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.ReleaseDraining;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionEffect;
@@ -13,6 +14,7 @@ import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.store.ShardPersistence;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -35,6 +37,9 @@ final class ShardSessions {
     private final LongSupplier clock;
     private final Function<String, Session> newSession;
     private final Logger log;
+    /** What the start recovered of the retained messages, for the start's one log line. */
+    private int retainedRecovered;
+    private long retainedNanos;
 
     ShardSessions(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining, TopicRoutes routes, Mesh mesh,
                   Router router, ShardPersistence persistence, TimerScheduler<ShardMessage> timers, LongSupplier clock,
@@ -94,14 +99,26 @@ final class ShardSessions {
     }
 
     /**
+     * The stored retained messages, into the shard's copy: at the start (told in the start's line) and
+     * after a restart by the supervisor ({@code restarted}: told now).
+     */
+    void recoverRetained(Consumer<Message> into, boolean restarted) {
+        long started = clock.getAsLong();
+        retainedRecovered = persistence.recoverRetained(into);
+        retainedNanos = clock.getAsLong() - started;
+        if (restarted && retainedRecovered > 0) log.info("{} retained messages recovered from the store", retainedRecovered);
+    }
+
+    /**
      * The persistent sessions whose home this shard is, offline until their clients connect: their
      * subscriptions are announced now, and their timers start once every peer routes to them, so that
-     * a will due meanwhile reaches subscribers recovered on other shards. One log line says what came back.
+     * a will due meanwhile reaches subscribers recovered on other shards. One log line says what came
+     * back, retained messages included, and how long it took.
      */
     void recover() {
+        if (!persistence.isDurable()) return;
         long started = clock.getAsLong();
         var recovered = persistence.recoverSessions(mesh.index(), mesh.size(), newSession);
-        if (recovered.isEmpty()) return;
         var clientIds = new ArrayList<String>(recovered.size());
         long messages = 0;
         for (var session : recovered) {
@@ -109,8 +126,9 @@ final class ShardSessions {
             clientIds.add(session.clientId());
             messages += session.session().queuedCount() + session.session().inflightCount();
         }
-        mesh.afterPeersApplied(() -> perform(sessions.startRecoveredTimers(clientIds, clock.getAsLong())));
-        log.info("shard {}: {} sessions with {} messages recovered from the store in {} ms",
-                mesh.index(), recovered.size(), messages, (clock.getAsLong() - started) / 1_000_000);
+        if (!clientIds.isEmpty()) mesh.afterPeersApplied(() -> perform(sessions.startRecoveredTimers(clientIds, clock.getAsLong())));
+        log.info("shard {} recovered from the store in {} ms: {} sessions with {} messages, {} retained messages",
+                mesh.index(), (clock.getAsLong() - started + retainedNanos) / 1_000_000, recovered.size(), messages,
+                retainedRecovered);
     }
 }
