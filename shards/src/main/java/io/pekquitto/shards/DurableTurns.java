@@ -30,17 +30,24 @@ final class DurableTurns {
 
     /** The turn ends: its writes to the writer, then {@code sendBatches} (deliveries, forwards); its acknowledgements wait. */
     void endTurn(Runnable sendBatches) {
-        long batch = persistence.flush();
+        long batch = flush();
         sendBatches.run();
-        confirmations.turnEnded(batch, mesh.batchesHoldingQueued(), mesh.acknowledgedBatches(), confirm);
-        if (!persistence.writesBehind()) written(batch);  // written on this thread: already done
+        // Only a turn with acknowledgements counts its forwards: the copy is per turn, and most turns have none.
+        if (confirmations.awaitsThisTurn()) {
+            confirmations.turnEnded(batch, mesh.batchesHoldingQueued(), mesh.acknowledgedBatches(), confirm);
+        }
     }
 
     /** A peer's forwarded batch was processed (or its acknowledgement was postponed until now): acknowledged once written. */
     void acknowledgePeer(int peer) {
+        confirmations.acknowledgePeerAfter(flush(), peer, mesh::acknowledgeBatch);
+    }
+
+    /** The turn's writes as one batch; one written on this thread ({@code batch} durability) is done already. */
+    private long flush() {
         long batch = persistence.flush();
-        confirmations.acknowledgePeerAfter(batch, peer, mesh::acknowledgeBatch);
         if (!persistence.writesBehind()) written(batch);
+        return batch;
     }
 
     /** The writer wrote this shard's batches up to {@code batch}. */

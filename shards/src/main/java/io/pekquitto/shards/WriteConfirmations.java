@@ -36,6 +36,11 @@ final class WriteConfirmations<C> {
         current.merge(connection, 1, Integer::sum);
     }
 
+    /** Whether an acknowledgement waits for this turn's writes. */
+    boolean awaitsThisTurn() {
+        return !current.isEmpty();
+    }
+
     /**
      * The turn ended: its writes are in batch {@code batch}, and its forwards queued, the batches to
      * each peer that will hold them counted in {@code forwardedUpTo}. Confirms what nothing holds back.

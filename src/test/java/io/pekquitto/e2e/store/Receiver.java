@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -43,11 +44,6 @@ final class Receiver {
     }
 
     /** Connects again with Clean Start 0 and asserts the broker still had the session. */
-    Receiver resume(int port) throws IOException {
-        client = RawClient.connected(port, RawClient.Connect.of(V5, clientId).withCleanStart(false).withProperties(ONE_HOUR));
-        return this;
-    }
-
     void assertSessionPresentOnResume(int port) throws IOException {
         client = RawClient.open(port);
         client.send(RawClient.Connect.of(V5, clientId).withCleanStart(false).withProperties(ONE_HOUR).bytes());
@@ -65,7 +61,7 @@ final class Receiver {
     /** Receives and acknowledges until the broker is quiet for {@code quiet}, or the connection ends. */
     void receiveUntilQuiet(Duration quiet) throws IOException {
         while (true) {
-            java.util.Optional<RawClient.Packet> next;
+            Optional<RawClient.Packet> next;
             try {
                 next = client.readUnlessQuiet(quiet);
             } catch (IOException | AssertionError closed) {

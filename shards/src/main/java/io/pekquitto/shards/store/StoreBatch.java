@@ -53,11 +53,6 @@ public final class StoreBatch {
         return writes;
     }
 
-    /** Empties the batch for the next turn, once it has been written. */
-    public void clear() {
-        writes.clear();
-    }
-
     /** Takes the writes out, for another thread to write; the batch is empty for the next turn. */
     List<Write> take() {
         var taken = writes;
