@@ -1,4 +1,4 @@
-# What bench/run-compare.sh and bench/recovery.sh share; sourced, after SCRIPT is set to the script's name.
+# What the bench scripts share; sourced, after SCRIPT is set to the script's name.
 
 usage() { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 fail() { echo "$SCRIPT: $*" >&2; exit 2; }
@@ -31,4 +31,14 @@ cleanup() {
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Port $1: until something accepts on it (120 s at most), or the broker started as BROKER_PID exits.
+wait_port() {
+  for _ in $(seq 1 12000); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    kill -0 "$BROKER_PID" 2>/dev/null || { echo "$SCRIPT: the broker exited" >&2; return 1; }
+    sleep 0.01
+  done
+  return 1
 }

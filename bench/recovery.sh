@@ -49,14 +49,6 @@ mkdir -p "$OUT"
 BROKER_PID=""
 trap cleanup EXIT INT TERM
 now_ms() { date +%s%3N; }
-wait_port() { # port: until something accepts on it (120 s at most)
-  for _ in $(seq 1 12000); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$BROKER_PID" 2>/dev/null || { echo "recovery: the broker exited" >&2; return 1; }
-    sleep 0.01
-  done
-  return 1
-}
 # Stops the broker as an operator would (SIGTERM to the broker under `timeout`), waiting for it to exit.
 stop_broker() {
   local child

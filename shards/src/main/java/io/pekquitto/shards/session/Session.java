@@ -4,11 +4,11 @@ import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PubRel;
 import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.session.QueuedMessages.Queued;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,11 +23,13 @@ import java.util.function.Consumer;
  *
  * <p>Subscriptions are not here: they live in the shard's index, which routes to the session.
  *
- * <p>A persistent session writes its changes to a {@link SessionJournal}: each QoS 1/2 message under a
- * sequence number of the session's, kept until it is acknowledged or dropped. A message the shard
- * routes to the attached connection is journaled at once ({@link #routed}), and the connection's
- * window takes it by identity when the delivery reaches it, so the publisher's acknowledgement never
- * waits for the subscriber's connection.
+ * <p>A persistent session writes its changes to a {@link SessionJournal}: each QoS 1/2 message (and each
+ * QoS 0 message queued while its client is offline) under a sequence number of the session's, kept
+ * until it is acknowledged or dropped. A message the shard routes to the attached connection is
+ * journaled at once ({@link #routed}), and the connection's window takes it by identity when the
+ * delivery reaches it, so the publisher's acknowledgement never waits for the subscriber's connection.
+ * Its queue holds only the journal's {@link SessionJournal#queuedInMemory()} messages in the heap; the
+ * rest wait in the journal alone ({@link QueuedMessages}).
  */
 public final class Session {
     /** The Session Expiry Interval that means "never" (3.1.2.11.2). */
@@ -37,11 +39,9 @@ public final class Session {
     private final int maxQueuedMessages;
     private final boolean queueQos0Messages;
     private final long maxQueuedBytes;
-    private long queuedBytes;
 
-    // Small until used: a broker holds many idle sessions (DESIGN.md, Connections and parking).
     /** Messages not yet sent, oldest first. */
-    private final ArrayDeque<Queued> queue = new ArrayDeque<>(1);
+    private final QueuedMessages queue = new QueuedMessages();
     /** Sent QoS 1/2 messages awaiting PUBACK / PUBREC / PUBCOMP, in send order; shared and empty until the first. */
     private Map<Integer, Outgoing> inflight = Collections.emptyMap();
     /** Incoming QoS 2 packet identifiers delivered onwards and awaiting PUBREL (4.3.3, method B); likewise. */
@@ -62,9 +62,6 @@ public final class Session {
             this.journal = journal;
         }
     }
-
-    /** A message waiting, with its sequence number in the journal (0: not journaled). */
-    private record Queued(Message message, long seq) {}
 
     /** A sent message; {@code released} once PUBREC came and PUBREL went out. */
     private record Outgoing(Message message, boolean released, long seq) {}
@@ -122,10 +119,17 @@ public final class Session {
     private long seqOf(Message message) {
         if (kept == null || message.qos() == QoS.AT_MOST_ONCE) return 0;
         long routedUnder = takeRouted(message);
-        if (routedUnder != 0) return routedUnder;
+        return routedUnder != 0 ? routedUnder : journaled(message);
+    }
+
+    private long journaled(Message message) {
         long seq = kept.nextSeq++;
         kept.journal.message(clientId, seq, message);
         return seq;
+    }
+
+    private int window() {
+        return kept.journal.queuedInMemory();
     }
 
     /** The sequence number this very delivery was routed under (it is taken), or 0. */
@@ -165,16 +169,23 @@ public final class Session {
      * already on its way is then bounded by the publishers' and the mesh's windows, and is kept.
      */
     public boolean enqueue(Message message, boolean offline, boolean overLimit) {
-        if (offline && message.qos() == QoS.AT_MOST_ONCE && !queueQos0Messages) return false;
+        boolean qos0 = message.qos() == QoS.AT_MOST_ONCE;
+        if (offline && qos0 && !queueQos0Messages) return false;
         boolean full = queue.size() >= maxQueuedMessages
-                || (maxQueuedBytes > 0 && queuedBytes + message.payload().length() > maxQueuedBytes);
+                || (maxQueuedBytes > 0 && queue.bytes() + message.payload().length() > maxQueuedBytes);
         if (full && !overLimit) {
             droppedMessages++;
             forget(takeRouted(message), false);  // journaled only if it was routed to the connection
             return false;
         }
-        queue.add(new Queued(message, seqOf(message)));
-        queuedBytes += message.payload().length();
+        boolean spill = kept != null && queue.mustSpill(window());
+        // QoS 0 is journaled for a client offline (it is kept for it) or past the window (the queue's order).
+        long seq = qos0 ? (kept != null && (offline || spill) ? journaled(message) : 0) : seqOf(message);
+        if (spill) {
+            queue.spill(message, seq);
+        } else {
+            queue.add(message, seq);
+        }
         return true;
     }
 
@@ -184,27 +195,34 @@ public final class Session {
      * without taking a slot.
      */
     public void drain(int receiveMaximum, long now, Consumer<Publish> send) {
-        while (!queue.isEmpty()) {
+        while (true) {
+            if (kept != null && queue.needsReading(window())) readSpilled(queue.roomIn(window()));
             var next = queue.peek();
+            if (next == null) return;
             var message = next.message();
             if (message.isExpired(now)) {
-                take();  // [MQTT-3.3.2-5] expired before onward delivery started
+                queue.poll();  // [MQTT-3.3.2-5] expired before onward delivery started
                 forget(next.seq(), false);
                 continue;
             }
             if (message.qos() == QoS.AT_MOST_ONCE) {
-                take();
+                queue.poll();
+                forget(next.seq(), false);
                 send.accept(message.toPublish(0, false, now));
                 continue;
             }
             if (inflight.size() >= receiveMaximum) return;
-            take();
+            queue.poll();
             send.accept(startFlight(message, next.seq(), now));
         }
     }
 
-    private void take() {
-        queuedBytes -= queue.poll().message().payload().length();
+    /** Up to {@code atMost} spilled messages back from the journal. */
+    private void readSpilled(int atMost) {
+        var heldElsewhere = new HashSet<Long>();
+        for (var outgoing : inflight.values()) heldElsewhere.add(outgoing.seq());
+        if (kept.routed != null) for (var waiting : kept.routed) heldElsewhere.add(waiting.seq());
+        queue.read(kept.journal, clientId, atMost, heldElsewhere, dropped -> forget(dropped.seq(), false));
     }
 
     /** Whether a new QoS 1/2 message may go straight out, or must queue behind others. */
@@ -292,20 +310,20 @@ public final class Session {
 
     public int inflightCount() { return inflight.size(); }
 
+    /** Queued messages, in memory and in the journal alone. */
     public int queuedCount() { return queue.size(); }
+
+    /** Queued messages held in memory: at most the journal's {@link SessionJournal#queuedInMemory()}, but for a moment. */
+    public int queuedInHeap() { return queue.size() - queue.spilled(); }
 
     public long droppedMessages() { return droppedMessages; }
 
     /** Drops QoS 0 messages from the queue: they are not kept for an offline client unless configured. */
     public void dropQueuedQos0() {
         if (queueQos0Messages) return;
-        for (Iterator<Queued> it = queue.iterator(); it.hasNext(); ) {
-            var message = it.next().message();
-            if (message.qos() == QoS.AT_MOST_ONCE) {
-                it.remove();
-                queuedBytes -= message.payload().length();
-            }
-        }
+        queue.removeIf(queued -> queued.message().qos() == QoS.AT_MOST_ONCE, dropped -> forget(dropped.seq(), false));
+        // Those in the journal alone go as they are read back; until then they count towards the limits.
+        if (kept != null) queue.dropSpilledQos0Before(kept.nextSeq);
     }
 
     /**
@@ -322,17 +340,15 @@ public final class Session {
                 forget(outgoing.seq(), outgoing.message().qos() == QoS.EXACTLY_ONCE);
             }
         }
-        for (var it = queue.iterator(); it.hasNext(); ) {
-            var queued = it.next();
-            var message = queued.message();
-            if (message.isShared()) {
-                taken.add(message);
-                it.remove();
-                queuedBytes -= message.payload().length();
+        // The session is ending: what waits in the journal alone is read back, a window at a time.
+        while (true) {
+            queue.removeIf(queued -> queued.message().isShared(), queued -> {
+                taken.add(queued.message());
                 forget(queued.seq(), false);
-            }
+            });
+            if (kept == null || queue.spilled() == 0) return taken;
+            readSpilled(window());
         }
-        return taken;
     }
 
     /**
@@ -340,7 +356,8 @@ public final class Session {
      * journal, and its sequence numbers go on (the store may still hold ended ones until it compacts).
      */
     public Session emptied() {
-        for (var queued : queue) forget(queued.seq(), false);
+        for (var queued : queue.inMemory()) forget(queued.seq(), false);
+        if (kept != null && queue.spilled() > 0) kept.journal.removedFrom(clientId, queue.spillFrom(), kept.nextSeq);
         for (var outgoing : inflight.values()) forget(outgoing.seq(), outgoing.message().qos() == QoS.EXACTLY_ONCE);
         var fresh = new Session(clientId, maxQueuedMessages, maxQueuedBytes, queueQos0Messages);
         if (kept == null) return fresh;
@@ -360,8 +377,11 @@ public final class Session {
     public void restore(long seq, Message message, int packetId, boolean released) {
         if (kept != null) kept.nextSeq = Math.max(kept.nextSeq, seq + 1);
         if (packetId == 0) {
-            queue.add(new Queued(message, seq));
-            queuedBytes += message.payload().length();
+            if (kept != null && queue.mustSpill(window())) {
+                queue.spill(message, seq);  // read back as the queue drains
+            } else {
+                queue.add(message, seq);
+            }
             return;
         }
         if (inflight == Collections.<Integer, Outgoing>emptyMap()) inflight = new LinkedHashMap<>();

@@ -1,6 +1,8 @@
 package io.pekquitto.shards.session;
 
+import java.util.List;
 import java.util.Map;
+import java.util.function.LongPredicate;
 
 /**
  * Where the changes of persistent sessions are written down (the shard's batch for the store): each
@@ -10,6 +12,9 @@ import java.util.Map;
  * <p>A message a session must deliver is recorded once under the session's sequence number for it,
  * and stays until it is acknowledged, dropped or taken away: so a message stored before the publisher
  * was acknowledged is delivered after a crash, however far it had got.
+ *
+ * <p>A session keeps at most {@link #queuedInMemory()} of its queued messages in the heap; the rest
+ * wait in the journal alone, and it reads them back with {@link #readQueued} as its queue drains.
  */
 public interface SessionJournal {
 
@@ -19,7 +24,19 @@ public interface SessionJournal {
     /** Whether anything is kept: a session journals only then. */
     default boolean isKept() { return false; }
 
-    /** A QoS 1/2 message for the client, under sequence number {@code seq}. */
+    /** A queued message read back from the journal under its sequence number; it may have expired meanwhile. */
+    record Stored(long seq, Message message) {}
+
+    /** How many of a session's queued messages stay in memory; those past them wait in the journal alone. */
+    default int queuedInMemory() { return Integer.MAX_VALUE; }
+
+    /**
+     * Reads back up to {@code count} of the client's messages, in sequence order from {@code fromSeq} on,
+     * passing over those the session holds in memory ({@code inMemory}). Everything journaled before is seen.
+     */
+    default List<Stored> readQueued(String clientId, long fromSeq, int count, LongPredicate inMemory) { return List.of(); }
+
+    /** A message for the client, under sequence number {@code seq}: QoS 1/2, or QoS 0 queued for an offline client. */
     default void message(String clientId, long seq, Message message) {}
 
     /** Message {@code seq} was sent as {@code packetId}; {@code released}: its PUBREC came and PUBREL went out. */
@@ -30,6 +47,9 @@ public interface SessionJournal {
      * {@code inFlightToo}: it was a QoS 2 message whose packet identifier was journaled too.
      */
     default void removed(String clientId, long seq, boolean inFlightToo) {}
+
+    /** Every message from sequence number {@code fromSeq} up to {@code toSeq} (exclusive) is done: the session was emptied. */
+    default void removedFrom(String clientId, long fromSeq, long toSeq) {}
 
     /** An incoming QoS 2 packet identifier now awaits PUBREL ({@code awaiting}), or no longer does. */
     default void awaitingPubRel(String clientId, int packetId, boolean awaiting) {}

@@ -130,7 +130,12 @@ public final class SettingsReader {
         };
         var directory = text(config, path("store.path")).orElseThrow(() -> new ConfigurationException(
                 path("store.path") + " must name a directory (" + origin(config, path("store.path")) + ")"));
-        return new StoreSettings(config.getBoolean(path("store.enabled")), Path.of(directory), durability);
+        var window = path("store.queued-in-memory");
+        int queuedInMemory = config.getInt(window);
+        if (queuedInMemory < 2) {
+            throw new ConfigurationException(window + " must be at least 2, not " + queuedInMemory + " (" + origin(config, window) + ")");
+        }
+        return new StoreSettings(config.getBoolean(path("store.enabled")), Path.of(directory), durability, queuedInMemory);
     }
 
     private static boolean receiveMaximumPolicy(Config config) {

@@ -5,7 +5,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 
 /** A {@link Store} in memory ({@code store.durability = none}, and tests): the same contract, nothing survives. */
 public final class MemoryStore implements Store {
@@ -35,8 +35,12 @@ public final class MemoryStore implements Store {
     }
 
     @Override
-    public synchronized void forEach(Keyspace keyspace, BiConsumer<byte[], byte[]> entry) {
-        keyspaces.get(keyspace).forEach((key, value) -> entry.accept(key.clone(), value.clone()));
+    public synchronized void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {
+        var entries = keyspaces.get(keyspace);
+        var range = to == null ? entries.tailMap(from, true) : entries.subMap(from, to);
+        for (var stored : range.entrySet()) {
+            if (!entry.test(stored.getKey().clone(), stored.getValue().clone())) return;
+        }
     }
 
     @Override

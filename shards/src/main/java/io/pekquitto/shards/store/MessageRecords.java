@@ -44,6 +44,17 @@ final class MessageRecords {
      * @throws StoreException if the record cannot be read (the store is damaged)
      */
     static Optional<Message> decode(byte[] record, long now, long wallMillis) {
+        var message = read(record, now, wallMillis);
+        return message.isExpired(now) ? Optional.empty() : Optional.of(message);
+    }
+
+    /**
+     * The message of a record, as received again at {@code now}, expired or not: the time it spent in
+     * the store counts against its Message Expiry Interval.
+     *
+     * @throws StoreException if the record cannot be read (the store is damaged)
+     */
+    static Message read(byte[] record, long now, long wallMillis) {
         var buffer = ByteBuffer.wrap(record);
         Publish publish;
         long storedAt;
@@ -62,12 +73,13 @@ final class MessageRecords {
         if (publish == null) throw new StoreException("a message in the store is cut short", null);
         var properties = publish.properties();
         var interval = properties.messageExpiryInterval();
+        long deadline = Message.NEVER;
         if (interval.isPresent()) {
             long left = interval.get() - Math.max(0, wallMillis - storedAt) / 1000;
-            if (left <= 0) return Optional.empty();
-            properties = properties.toBuilder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, left).build();
+            deadline = now + left * 1_000_000_000L;  // in the past if it expired while stored
+            properties = properties.toBuilder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, Math.max(0, left)).build();
         }
-        var message = Message.received(publish.topic(), publish.payload(), publish.qos(), publish.retain(), properties, now);
-        return Optional.of(message.viaShared(sharedFilter));
+        return new Message(publish.topic(), publish.payload(), publish.qos(), publish.retain(), properties, sharedFilter,
+                deadline);
     }
 }

@@ -4,11 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
@@ -38,15 +39,15 @@ public final class RocksStore implements Store {
     private final WriteOptions writeOptions;
 
     private RocksStore(Path path, RocksDB db, DBOptions options, ColumnFamilyOptions familyOptions,
-                       List<ColumnFamilyHandle> handles, Durability durability) {
+                       List<ColumnFamilyHandle> handles) {
         this.path = path;
         this.db = db;
         this.options = options;
         this.familyOptions = familyOptions;
         this.handles = handles;
         for (var keyspace : Keyspace.values()) byKeyspace.put(keyspace, handles.get(keyspace.ordinal() + 1));
-        // BATCH: the log is written to the OS with each batch; FSYNC: and synced before write returns.
-        this.writeOptions = new WriteOptions().setSync(durability == Durability.FSYNC);
+        // The log goes to the operating system with each batch; with FSYNC the shard's LogSyncer syncs it.
+        this.writeOptions = new WriteOptions().setSync(false);
     }
 
     /**
@@ -69,7 +70,7 @@ public final class RocksStore implements Store {
         var handles = new ArrayList<ColumnFamilyHandle>();
         try {
             var db = RocksDB.open(options, path.toString(), descriptors, handles);
-            return new RocksStore(path, db, options, familyOptions, handles, durability);
+            return new RocksStore(path, db, options, familyOptions, handles);
         } catch (RocksDBException e) {
             options.close();
             familyOptions.close();
@@ -112,6 +113,15 @@ public final class RocksStore implements Store {
     }
 
     @Override
+    public void sync() {
+        try {
+            db.syncWal();
+        } catch (RocksDBException e) {
+            throw new StoreException("store " + path + ": syncing the log failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public Optional<byte[]> get(Keyspace keyspace, byte[] key) {
         try {
             return Optional.ofNullable(db.get(byKeyspace.get(keyspace), key));
@@ -121,9 +131,13 @@ public final class RocksStore implements Store {
     }
 
     @Override
-    public void forEach(Keyspace keyspace, BiConsumer<byte[], byte[]> entry) {
+    public void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {
         try (var iterator = db.newIterator(byKeyspace.get(keyspace))) {
-            for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) entry.accept(iterator.key(), iterator.value());
+            for (iterator.seek(from); iterator.isValid(); iterator.next()) {
+                var key = iterator.key();
+                if (to != null && Arrays.compareUnsigned(key, to) >= 0) break;
+                if (!entry.test(key, iterator.value())) break;
+            }
             iterator.status();
         } catch (RocksDBException e) {
             throw new StoreException("store " + path + ": reading " + keyspace + " failed: " + e.getMessage(), e);

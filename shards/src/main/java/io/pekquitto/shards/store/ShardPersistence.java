@@ -12,15 +12,16 @@ import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * What one shard writes to the {@link Store} and reads back at start: the retained messages published
- * on this shard (every shard keeps a copy of all of them; the one a message was published on writes
- * it), and its persistent sessions through its {@link #journal()}. A turn's writes go out together at
- * {@link #flush()}: one numbered batch. With {@code durability = fsync} it goes to the shard's
- * {@link StoreWriter} thread, which writes and syncs it (with the batches handed over meanwhile) and
- * tells the shard the number of the last one written, so the shard never waits for the disk; with
- * {@code batch}, where a write only hands the log to the operating system, it is written at once, on
- * the shard's thread, and the acknowledgements waiting for it go without a hop between threads.
- * Used on the shard's thread only; without a store it does nothing and every batch is number 0.
+ * What one shard writes to the {@link Store} and reads back: the retained messages published on this
+ * shard (every shard keeps a copy of all of them; the one a message was published on writes it), and
+ * its persistent sessions through its {@link #journal()}, which also reads back the queued messages
+ * that wait in the store alone. A turn's writes go out together at {@link #flush()}: one numbered
+ * batch, written at once on the shard's thread (the log goes to the operating system, which is quick),
+ * so every read sees it. With {@code durability = fsync} the shard's {@link LogSyncer} thread then
+ * syncs the log and tells the shard the number of the last batch synced, so the shard never waits for
+ * the disk; with {@code batch} a written batch is done, and the acknowledgements waiting for it go
+ * without a hop between threads. Used on the shard's thread only; without a store it does nothing and
+ * every batch is number 0.
  */
 public final class ShardPersistence {
     private final Optional<Store> store;
@@ -28,10 +29,10 @@ public final class ShardPersistence {
     private final LongSupplier wallClock;
     private final StoreBatch batch;
     private final SessionJournal journal;
-    /** Null without a store. */
-    private final StoreWriter writer;
-    /** The number of the last batch handed to the writer. */
-    private long submitted;
+    /** Null unless {@code durability = fsync}. */
+    private final LogSyncer syncer;
+    /** The number of the last batch written. */
+    private long written;
 
     /**
      * @param store     the broker's store on disk, or empty when nothing is kept ({@code store.enabled = false}
@@ -42,25 +43,30 @@ public final class ShardPersistence {
      *                      thread (a connection's acknowledgement, say): the shard schedules a {@link #flush()}
      */
     public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting) {
-        this(store, clock, wallClock, writesWaiting, false, "pekquitto-store-writer", written -> {}, failure -> {});
+        this(store, clock, wallClock, writesWaiting, Integer.MAX_VALUE, false, "pekquitto-store-syncer", synced -> {},
+                failure -> {});
     }
 
     /**
-     * @param writeBehind  batches are written by a writer thread ({@code durability = fsync}), not by the shard's
-     * @param writerName   the name of the writer thread
-     * @param batchWritten told the number of the last batch written, on the writer's thread
-     * @param writeFailed  told why a write failed, on the writer's thread; nothing after it is written
+     * @param queuedInMemory how many of a persistent session's queued messages stay in the heap; the rest
+     *                       wait in the store alone until the queue drains ({@code store.queued-in-memory})
+     * @param syncBehind     a syncer thread syncs the log behind the shard ({@code durability = fsync})
+     * @param syncerName     the name of the syncer thread
+     * @param batchSynced    told the number of the last batch synced, on the syncer's thread
+     * @param syncFailed     told why a sync failed, on the syncer's thread; nothing after it counts as synced
      */
     public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting,
-                            boolean writeBehind, String writerName, LongConsumer batchWritten,
-                            Consumer<StoreException> writeFailed) {
+                            int queuedInMemory, boolean syncBehind, String syncerName, LongConsumer batchSynced,
+                            Consumer<StoreException> syncFailed) {
         this.store = store;
-        this.writer = writeBehind
-                ? store.map(kept -> new StoreWriter(kept, writerName, batchWritten, writeFailed)).orElse(null) : null;
+        this.syncer = syncBehind
+                ? store.map(kept -> new LogSyncer(kept, syncerName, batchSynced, syncFailed)).orElse(null) : null;
         this.batch = new StoreBatch(writesWaiting);
         this.clock = clock;
         this.wallClock = wallClock;
-        this.journal = store.isPresent() ? new StoredSessions(batch, clock, wallClock) : SessionJournal.NONE;
+        this.journal = store.isPresent()
+                ? new StoredSessions(store.get(), batch, this::flush, queuedInMemory, clock, wallClock)
+                : SessionJournal.NONE;
     }
 
     /** Whether there is a store: then QoS 1/2 acknowledgements wait for the shard's writes. */
@@ -85,54 +91,50 @@ public final class ShardPersistence {
     }
 
     /**
-     * Hands the turn's writes to the writer thread and returns at once: the number of the batch that
-     * holds them (or of the last batch, if the turn wrote nothing); 0 without a store.
+     * Writes the turn's batch and returns its number (or the last batch's, if the turn wrote nothing);
+     * 0 without a store. With a syncer it is synced later, and the shard is told.
      */
     public long flush() {
-        if (store.isEmpty() || batch.isEmpty()) return submitted;
-        if (writer != null) {
-            writer.submit(batch.take(), ++submitted);
-        } else {
-            store.get().write(StoreBatch.of(batch.take()));
-            ++submitted;
-        }
-        return submitted;
+        if (store.isEmpty() || batch.isEmpty()) return written;
+        store.get().write(StoreBatch.of(batch.take()));
+        ++written;
+        if (syncer != null) syncer.written(written);
+        return written;
     }
 
-    /** Whether batches are written behind the shard's back (then the shard hears when); else when {@link #flush()} returns. */
-    public boolean writesBehind() {
-        return writer != null;
+    /** Whether the shard hears later when a batch is durable (its log synced); else it is when {@link #flush()} returns. */
+    public boolean syncsBehind() {
+        return syncer != null;
     }
 
     /**
-     * Writes the turn's batch and waits until it and every batch before it are written: before a
-     * session moves to another shard (whose writes must come after), and when the shard stops.
+     * Writes the turn's batch and waits until it and every batch before it are durable: when the shard stops.
      *
-     * @throws StoreException if the writer stopped on a failed write first
+     * @throws StoreException if the syncer stopped on a failed sync first
      */
     public void flushNow() {
         long seq = flush();
-        if (writer == null) return;
+        if (syncer == null) return;
         try {
-            if (!writer.awaitWritten(seq)) throw new StoreException("the store writer stopped before batch " + seq, null);
+            if (!syncer.awaitSynced(seq)) throw new StoreException("the store's log syncer stopped before batch " + seq, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreException("interrupted while waiting for the store", e);
         }
     }
 
-    /** Writes what is left and stops the writer thread (the shard stops or restarts). */
+    /** Writes and syncs what is left and stops the syncer thread (the shard stops or restarts). */
     public void close() {
-        if (writer == null) {
+        if (syncer == null) {
             flush();
             return;
         }
         try {
             flushNow();
         } catch (StoreException e) {
-            // The writer stopped on a failed write, which it reported: what is left cannot be written.
+            // The syncer stopped on a failed sync, which it reported: what is left cannot be made durable.
         } finally {
-            writer.close();
+            syncer.close();
         }
     }
 

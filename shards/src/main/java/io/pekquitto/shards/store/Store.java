@@ -2,6 +2,7 @@ package io.pekquitto.shards.store;
 
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 
 /**
  * Where the broker keeps what must outlive the process (DESIGN.md, Persistence): one for the broker,
@@ -9,13 +10,30 @@ import java.util.function.BiConsumer;
  */
 public interface Store extends AutoCloseable {
 
-    /** Applies {@code batch} atomically; when it returns, the batch is as durable as the store's {@link Durability}. */
+    /**
+     * Applies {@code batch} atomically. When it returns, the batch is seen by every read and survives a
+     * kill of the process (its log is with the operating system); {@link #sync()} makes it survive a power loss.
+     */
     void write(StoreBatch batch);
+
+    /** Makes every batch written so far survive a power loss: the log is synced to the disk. */
+    default void sync() {}
 
     Optional<byte[]> get(Keyspace keyspace, byte[] key);
 
     /** Every entry of {@code keyspace}, in unsigned byte order of the keys: for recovery at start. */
-    void forEach(Keyspace keyspace, BiConsumer<byte[], byte[]> entry);
+    default void forEach(Keyspace keyspace, BiConsumer<byte[], byte[]> entry) {
+        scan(keyspace, new byte[0], null, (key, value) -> {
+            entry.accept(key, value);
+            return true;
+        });
+    }
+
+    /**
+     * The entries of {@code keyspace} from {@code from} (inclusive) to {@code to} (exclusive; null: to the
+     * end), in unsigned byte order of the keys, until {@code entry} returns false.
+     */
+    void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry);
 
     @Override
     void close();

@@ -5,26 +5,38 @@ import io.pekquitto.shards.session.PendingWill;
 import io.pekquitto.shards.session.SessionJournal;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
 /**
  * The {@link SessionJournal} of one shard: every change of its persistent sessions as writes in the
- * shard's batch ({@link ShardPersistence#flush()} writes them). Times are turned from the broker's
- * nanosecond clock into wall-clock milliseconds, which outlive the process.
+ * shard's batch ({@link ShardPersistence#flush()} writes them), and the queued messages read back from
+ * the store. Times are turned from the broker's nanosecond clock into wall-clock milliseconds, which
+ * outlive the process.
  */
 final class StoredSessions implements SessionJournal {
     private static final byte[] EMPTY = new byte[0];
 
+    private final Store store;
     private final StoreBatch batch;
+    /** Writes the batch so far: a read must see it. */
+    private final Runnable flush;
+    private final int queuedInMemory;
     private final LongSupplier clock;
     private final LongSupplier wallClock;
     /** The last message written and its record: a message routed to N sessions is encoded once. */
     private Message lastMessage;
     private byte[] lastRecord;
 
-    StoredSessions(StoreBatch batch, LongSupplier clock, LongSupplier wallClock) {
+    StoredSessions(Store store, StoreBatch batch, Runnable flush, int queuedInMemory, LongSupplier clock,
+                   LongSupplier wallClock) {
+        this.store = store;
         this.batch = batch;
+        this.flush = flush;
+        this.queuedInMemory = queuedInMemory;
         this.clock = clock;
         this.wallClock = wallClock;
     }
@@ -32,6 +44,25 @@ final class StoredSessions implements SessionJournal {
     @Override
     public boolean isKept() {
         return true;
+    }
+
+    @Override
+    public int queuedInMemory() {
+        return queuedInMemory;
+    }
+
+    @Override
+    public List<Stored> readQueued(String clientId, long fromSeq, int count, LongPredicate inMemory) {
+        if (!batch.isEmpty()) flush.run();
+        var read = new ArrayList<Stored>(count);
+        long now = clock.getAsLong();
+        long wall = wallClock.getAsLong();
+        store.scan(Keyspace.QUEUED, StoreKeys.queued(clientId, fromSeq), StoreKeys.clientEnd(clientId), (key, value) -> {
+            long seq = StoreKeys.rest(key).getLong();
+            if (!inMemory.test(seq)) read.add(new Stored(seq, MessageRecords.read(value, now, wall)));
+            return read.size() < count;
+        });
+        return read;
     }
 
     @Override
@@ -53,6 +84,11 @@ final class StoredSessions implements SessionJournal {
     public void removed(String clientId, long seq, boolean inFlightToo) {
         batch.delete(Keyspace.QUEUED, StoreKeys.queued(clientId, seq));
         if (inFlightToo) batch.delete(Keyspace.IN_FLIGHT, StoreKeys.outgoing(clientId, seq));
+    }
+
+    @Override
+    public void removedFrom(String clientId, long fromSeq, long toSeq) {
+        batch.deleteRange(Keyspace.QUEUED, StoreKeys.queued(clientId, fromSeq), StoreKeys.queued(clientId, toSeq));
     }
 
     @Override

@@ -22,6 +22,7 @@ class StoreSettingsTest {
     void theModesAreRead() {
         var fsync = BrokerSettings.parse("store { enabled = true, path = /var/lib/pekquitto, durability = fsync }").store();
         assertEquals(new StoreSettings(true, Path.of("/var/lib/pekquitto"), Durability.FSYNC), fsync);
+        assertEquals(500, BrokerSettings.parse("store.queued-in-memory = 500").store().queuedInMemory());
         assertTrue(fsync.durable());
         assertFalse(BrokerSettings.parse("store { enabled = true, durability = none }").store().durable(), "none is memory only");
     }
@@ -32,5 +33,7 @@ class StoreSettingsTest {
         assertTrue(mode.getMessage().startsWith("pekquitto.store.durability must be none, batch or fsync, not always"), mode.getMessage());
         var path = assertThrows(ConfigurationException.class, () -> BrokerSettings.parse("store.path = \"\""));
         assertTrue(path.getMessage().startsWith("pekquitto.store.path must name a directory"), path.getMessage());
+        var window = assertThrows(ConfigurationException.class, () -> BrokerSettings.parse("store.queued-in-memory = 1"));
+        assertTrue(window.getMessage().startsWith("pekquitto.store.queued-in-memory must be at least 2, not 1"), window.getMessage());
     }
 }

@@ -30,7 +30,7 @@ class ShardPersistenceTest {
             flushesAsked::incrementAndGet);
 
     @AfterEach
-    void stopWriter() {
+    void stopSyncer() {
         persistence.close();
     }
 
@@ -98,15 +98,16 @@ class ShardPersistenceTest {
     }
 
     @Test
-    void behindTheShardAWriterThreadWritesTheBatchesAndSaysWhichAreDone() throws InterruptedException {
-        var written = new LinkedBlockingQueue<Long>();
-        var behind = new ShardPersistence(Optional.of(store), nanos::get, wall::get, () -> {}, true, "test-writer",
-                written::add, failure -> {});
+    void withFsyncTheShardWritesAndASyncerThreadSaysWhichBatchesAreSynced() throws InterruptedException {
+        var synced = new LinkedBlockingQueue<Long>();
+        var behind = new ShardPersistence(Optional.of(store), nanos::get, wall::get, () -> {}, 100, true, "test-syncer",
+                synced::add, failure -> {});
         try {
-            assertTrue(behind.writesBehind());
+            assertTrue(behind.syncsBehind());
             behind.retained(retained("w/1", "one", Properties.NONE));
-            assertEquals(1, behind.flush(), "batch 1, handed over");
-            assertEquals(Long.valueOf(1), written.poll(10, TimeUnit.SECONDS));
+            assertEquals(1, behind.flush(), "batch 1");
+            assertEquals(List.of("w/1"), recovered().stream().map(Message::topic).toList(), "written at once, synced or not");
+            assertEquals(Long.valueOf(1), synced.poll(10, TimeUnit.SECONDS));
             assertEquals(1, behind.flush(), "nothing new: the last batch");
             behind.retained(retained("w/2", "two", Properties.NONE));
             behind.flushNow();
@@ -114,6 +115,6 @@ class ShardPersistenceTest {
         } finally {
             behind.close();
         }
-        assertFalse(persistence.writesBehind(), "durability batch: written on the shard's thread");
+        assertFalse(persistence.syncsBehind(), "durability batch: done once written on the shard's thread");
     }
 }
