@@ -56,7 +56,7 @@ final class Router {
         deliveries.deliver(route, publisherId, message, this::deliver);
         for (var group : route.groups()) {
             var member = group.next(null);
-            if (member != null) sendToMember(group, member, publisherId, message);
+            if (member != null) sendToMember(group, member, publisherId, message, true);
         }
         if (!mesh.hasPeers()) return;
         if (message.retain()) {
@@ -84,6 +84,7 @@ final class Router {
 
     /** The member a peer picked gets the message, or another one if it left or moved while it travelled. */
     private void deliverToMember(Forwarded.ToMember item) {
+        persistence.relayDone(item.relay());  // taken on here: written with this shard's batch from now on
         var group = routes.sharedGroup(item.sharedFilter());
         if (group == null) return;
         var member = sessions.holds(item.clientId()) ? group.member(item.clientId()) : null;
@@ -92,15 +93,21 @@ final class Router {
             return;
         }
         var other = group.next(item.clientId());
-        if (other != null) sendToMember(group, other, item.publisherId(), item.message());
+        if (other != null) sendToMember(group, other, item.publisherId(), item.message(), false);
     }
 
-    private void sendToMember(SharedGroups.Group group, SharedGroups.Member member, String publisherId, Message message) {
+    /**
+     * @param covered whether the publisher's acknowledgement waits for the peer's write (a message
+     *                published in this turn); if not, a message for a peer is relayed through the store
+     */
+    private void sendToMember(SharedGroups.Group group, SharedGroups.Member member, String publisherId, Message message,
+                              boolean covered) {
         if (member.shard() == mesh.index()) {
             deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
-        } else {
-            forward(member.shard(), new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter()));
+            return;
         }
+        var relay = covered ? null : persistence.relay(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
+        forward(member.shard(), new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter(), relay));
     }
 
     /** A message of a shared subscription whose member is gone (session ended, or moved): another member gets it. */
@@ -108,7 +115,7 @@ final class Router {
         var group = routes.sharedGroup(message.sharedFilter());
         if (group == null) return;  // nobody left in the group: the message has no subscriber
         var member = group.next(goneClientId);
-        if (member != null) sendToMember(group, member, "", message.viaShared(""));
+        if (member != null) sendToMember(group, member, "", message.viaShared(""), false);
     }
 
     /** A message for one client of this shard. */

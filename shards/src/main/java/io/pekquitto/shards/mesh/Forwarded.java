@@ -10,8 +10,14 @@ public sealed interface Forwarded {
     /** A publish for the destination's own subscribers (and its copy of the retained messages). */
     record Published(String publisherId, Message message) implements Forwarded {}
 
-    /** A message for the member of a shared subscription that the publishing shard picked. */
-    record ToMember(String publisherId, Message message, String clientId, String sharedFilter) implements Forwarded {}
+    /**
+     * A message for the member of a shared subscription that the sending shard picked. {@code relay}: the
+     * store key under which the sender wrote it, when no publisher's acknowledgement waits for the
+     * destination's write (the member moved, or another member's session ended); the destination deletes
+     * it in the batch that takes the message on. Null otherwise.
+     */
+    record ToMember(String publisherId, Message message, String clientId, String sharedFilter, byte[] relay)
+            implements Forwarded {}
 
     /** A message for a client that followed its session to the destination (it bounced off a released connection). */
     record ToClient(String clientId, Message message) implements Forwarded {}

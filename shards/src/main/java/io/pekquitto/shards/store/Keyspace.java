@@ -13,7 +13,13 @@ public enum Keyspace {
     /** QoS 1/2 state in flight both ways, by client id and packet identifier. */
     IN_FLIGHT,
     /** Wills waiting out a Will Delay Interval, by client id. */
-    WILLS;
+    WILLS,
+    /**
+     * Messages on their way between shards to a shared subscription's member with no publisher's
+     * acknowledgement waiting for them: written by the sending shard, deleted by the receiving one with
+     * its own write, and delivered to the member's session by recovery if the broker stopped between.
+     */
+    RELAYED;
 
     /** The column family's name, as RocksDB lists it. */
     byte[] columnFamily() {

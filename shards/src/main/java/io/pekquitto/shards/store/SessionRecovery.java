@@ -7,6 +7,7 @@ import io.pekquitto.shards.session.SessionDirectory;
 import io.pekquitto.shards.session.SessionJournal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +17,8 @@ import java.util.function.Function;
 
 /**
  * Reads back the persistent sessions whose home is one shard: SESSIONS, then their messages in
- * sequence order (QUEUED), the packet identifiers of QoS 2 exchanges (IN_FLIGHT) and their wills.
+ * sequence order (QUEUED), the packet identifiers of QoS 2 exchanges (IN_FLIGHT), their wills, and the
+ * messages that were on their way to them between shards (RELAYED).
  * What expired while the broker was down is not recovered, and its entries are deleted. Home is
  * reckoned with the shard count of this run, so a change of {@code shards} re-homes every session.
  */
@@ -72,6 +74,20 @@ final class SessionRecovery {
             } else {
                 cleanup.delete(Keyspace.QUEUED, key);  // [MQTT-3.3.2-5] expired while the broker was down
             }
+        });
+        store.forEach(Keyspace.RELAYED, (key, value) -> {
+            var buffer = ByteBuffer.wrap(value);
+            var id = new byte[buffer.getShort() & 0xFFFF];
+            buffer.get(id);
+            var clientId = StoreKeys.text(id);
+            if (SessionDirectory.homeOf(clientId, shards) != shard) return;
+            var owner = rebuilt.get(clientId);
+            // On its way to a shared member when the broker stopped: its session takes it on, or it went with it.
+            if (owner != null) {
+                var record = Arrays.copyOfRange(value, buffer.position(), value.length);
+                MessageRecords.decode(record, now, wall).ifPresent(message -> owner.session().enqueue(message, true));
+            }
+            cleanup.delete(Keyspace.RELAYED, key);
         });
         var recovered = new ArrayList<RecoveredSession>(rebuilt.size());
         rebuilt.forEach((clientId, session) -> recovered.add(rebuild(clientId, session)));

@@ -1,9 +1,12 @@
 package io.pekquitto.shards.store;
 
+import io.pekquitto.protocol.QoS;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.RecoveredSession;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionJournal;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -33,6 +36,9 @@ public final class ShardPersistence {
     private final LogSyncer syncer;
     /** The number of the last batch written. */
     private long written;
+    /** This shard's run and count of messages relayed: the keys of RELAYED, unique across shards and restarts. */
+    private final long relayRun = new SecureRandom().nextLong();
+    private long relayed;
 
     /**
      * @param store     the broker's store on disk, or empty when nothing is kept ({@code store.enabled = false}
@@ -88,6 +94,28 @@ public final class ShardPersistence {
         } else {
             batch.put(Keyspace.RETAINED, key, MessageRecords.encode(message, clock.getAsLong(), wallClock.getAsLong()));
         }
+    }
+
+    /**
+     * A QoS 1/2 message forwarded to the shared subscription's member {@code clientId} with no
+     * publisher's acknowledgement waiting for the destination's write: kept until the destination takes
+     * it on ({@link #relayDone}), or delivered to the member's session by recovery. Returns its key;
+     * null when nothing is kept (no store, or QoS 0).
+     */
+    public byte[] relay(String clientId, Message message) {
+        if (store.isEmpty() || message.qos() == QoS.AT_MOST_ONCE) return null;
+        var key = StoreKeys.relayed(relayRun, ++relayed);
+        var id = StoreKeys.of(clientId);
+        var record = MessageRecords.encode(message, clock.getAsLong(), wallClock.getAsLong());
+        var value = ByteBuffer.allocate(Short.BYTES + id.length + record.length).putShort((short) id.length).put(id)
+                .put(record).array();
+        batch.put(Keyspace.RELAYED, key, value);
+        return key;
+    }
+
+    /** A relayed message was taken on here (delivered, queued, or relayed again): its record goes with this batch. */
+    public void relayDone(byte[] key) {
+        if (key != null && store.isPresent()) batch.delete(Keyspace.RELAYED, key);
     }
 
     /**

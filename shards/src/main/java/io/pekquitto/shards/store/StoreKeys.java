@@ -44,6 +44,11 @@ final class StoreKeys {
                 .putShort((short) packetId).array();
     }
 
+    /** RELAYED: the sending shard's run (a random number), and its count of relayed messages. */
+    static byte[] relayed(long run, long count) {
+        return ByteBuffer.allocate(2 * Long.BYTES).putLong(run).putLong(count).array();
+    }
+
     /** The first key of a client's entries in QUEUED and IN_FLIGHT. */
     static byte[] clientStart(String clientId) {
         var id = of(clientId);

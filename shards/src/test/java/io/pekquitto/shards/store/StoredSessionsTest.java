@@ -229,4 +229,49 @@ class StoredSessionsTest {
         store.forEach(keyspace, (key, value) -> count[0]++);
         return count[0];
     }
+
+    @Test
+    void aMessageRelayedToASharedMemberIsDeliveredToItsSessionAfterACrash() {
+        session("member");
+        var relayed = message("relayed", QoS.AT_LEAST_ONCE).viaShared("$share/g/t/#");
+        persistence.relay("member", relayed);
+        assertEquals(null, persistence.relay("member", message("at-most-once", QoS.AT_MOST_ONCE)), "QoS 0 is not kept");
+        persistence.flushNow();  // the sending shard wrote it; the broker stopped before the member's shard did
+
+        var restored = recover(0, 1).get(0).session();
+        var packets = resent(restored);
+        assertEquals(List.of("relayed"), packets.stream().map(StoredSessionsTest::payload).toList());
+        assertEquals(0, count(Keyspace.RELAYED), "taken on by the session at recovery, in the same batch");
+        var again = recover(0, 1).get(0).session();
+        assertEquals(List.of("relayed"), resent(again).stream().map(StoredSessionsTest::payload).toList(),
+                "queued in its session now, once");
+    }
+
+    @Test
+    void aRelayedMessageTakenOnByTheMembersShardIsNotDeliveredAgain() {
+        session("member");
+        var key = persistence.relay("member", message("relayed", QoS.EXACTLY_ONCE));
+        persistence.flushNow();
+        persistence.relayDone(key);  // the member's shard queued it, in the same batch
+        persistence.flushNow();
+        assertEquals(0, count(Keyspace.RELAYED));
+        assertEquals(List.of(), resent(recover(0, 1).get(0).session()));
+    }
+
+    @Test
+    void aRelayedMessageIsTakenOnByTheShardThatIsItsSessionsHome() {
+        var clientIds = List.of("a", "b", "c", "d", "e", "f");
+        for (var clientId : clientIds) {
+            session(clientId);
+            persistence.relay(clientId, message("for-" + clientId, QoS.AT_LEAST_ONCE));
+        }
+        persistence.flushNow();
+        var delivered = new ArrayList<String>();
+        for (int shard = 0; shard < 3; shard++) {
+            for (var recovered : recover(shard, 3)) {
+                resent(recovered.session()).forEach(packet -> delivered.add(payload(packet)));
+            }
+        }
+        assertEquals(clientIds.stream().map(id -> "for-" + id).sorted().toList(), delivered.stream().sorted().toList());
+    }
 }
