@@ -42,3 +42,24 @@ wait_port() {
   done
   return 1
 }
+
+# Each configuration ($2...) as a broker jar (a leading `jar=PATH`, else $1) and the rest, its JVM
+# options: into JARS and OPTS, one entry per configuration.
+split_configs() {
+  local default_jar=$1 config jar
+  shift
+  JARS=()
+  OPTS=()
+  for config in "$@"; do
+    if [[ $config == jar=* ]]; then
+      jar=${config%% *}
+      jar=${jar#jar=}
+      if [[ $config == *" "* ]]; then OPTS+=("${config#* }"); else OPTS+=(""); fi
+      [ -f "$jar" ] || fail "no broker jar $jar"
+      JARS+=("$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")")
+    else
+      JARS+=("$default_jar")
+      OPTS+=("$config")
+    fi
+  done
+}

@@ -11,7 +11,8 @@
 #      every one different) to each topic: CLIENTS x MESSAGES messages wait in offline queues;
 #   3. measured: the broker's RSS, and for pekquitto its live heap after a full GC (jcmd);
 #   4. the first client comes back (mosquitto_sub -c -C MESSAGES) and must receive all of its messages.
-# Each trailing argument is one pekquitto configuration as JVM options (default "-Dpekquitto.shards=1").
+# Each trailing argument is one pekquitto configuration as JVM options (default "-Dpekquitto.shards=1"),
+# after `jar=PATH ` to run another build's jar than ops/target/pekquitto.jar (as in bench/run-compare.sh).
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java). Every broker listens on
 # 127.0.0.1 only, under `timeout`; a trap kills whatever is left.
 set -euo pipefail
@@ -45,6 +46,7 @@ CONFIGS=("$@")
 [[ $MESSAGES =~ ^[0-9]+$ && $MESSAGES -ge 1 && $MESSAGES -le 10000 ]] || fail "-n wants 1..10000 messages"
 [[ $PAYLOAD =~ ^[0-9]+$ && $PAYLOAD -ge 10 && $PAYLOAD -le 10000 ]] || fail "-s wants 10..10000 bytes"
 column_names "$LABELS" ${#CONFIGS[@]}
+split_configs "$BROKER_JAR" "${CONFIGS[@]}"
 for tool in mosquitto_pub mosquitto_sub jcmd; do command -v $tool >/dev/null || fail "$tool is needed"; done
 [ -f "$BROKER_JAR" ] || (cd "$ROOT" && mvn -B -q -DskipTests package)
 
@@ -56,7 +58,7 @@ BROKER_PID=""
 trap cleanup EXIT INT TERM
 seq -f "%0${PAYLOAD}.0f" 1 "$MESSAGES" >"$WORK/payloads"  # PAYLOAD bytes each, all different
 
-start_broker() { # name, port, store dir, jvm options
+start_broker() { # name, port, store dir, jvm options, broker jar
   if [ "$1" = mosquitto ]; then
     cat >"$WORK/mosquitto.conf" <<CONF
 listener $2 127.0.0.1
@@ -75,7 +77,7 @@ max-queued-messages = $MESSAGES
 store { enabled = true, path = "$3" }
 CONF
     # shellcheck disable=SC2086  # the options string is split on purpose
-    timeout 1200 "$JAVA" $4 -jar "$BROKER_JAR" -c "$WORK/$1.conf" >>"$OUT/$1.log" 2>&1 &
+    timeout 1200 "$JAVA" $4 -jar "$5" -c "$WORK/$1.conf" >>"$OUT/$1.log" 2>&1 &
   fi
   BROKER_PID=$!
 }
@@ -85,11 +87,11 @@ broker_process() {
   pgrep -P "$BROKER_PID" | head -1
 }
 
-run() { # name, jvm options
+run() { # name, jvm options, broker jar
   local name=$1 store="$WORK/store-$1" port pid rss heap="-" received size
   rm -rf "$store" && mkdir -p "$store"
   port=$(free_port)
-  start_broker "$name" "$port" "$store" "${2:-}"
+  start_broker "$name" "$port" "$store" "${2:-}" "${3:-}"
   wait_port "$port" || fail "$name did not start: $(tail -5 "$OUT/$name.log")"
   for ((n = 1; n <= CLIENTS; n++)); do
     mosquitto_sub -p "$port" -c -i "fleet-$n" -q 1 -t "fleet/$n" -E
@@ -113,5 +115,5 @@ run() { # name, jvm options
 echo "$SCRIPT: $CLIENTS offline clients x $MESSAGES queued QoS 1 messages of $PAYLOAD bytes; results in $OUT; $(nproc) cores" >&2
 printf '| broker | live heap | RSS | RSS (MiB) | store on disk | messages the first client received |\n|---|---:|---:|---:|---:|---:|\n' >"$OUT/table.md"
 run mosquitto
-for i in "${!CONFIGS[@]}"; do run "${NAMES[$i]}" "${CONFIGS[$i]}"; done
+for i in "${!CONFIGS[@]}"; do run "${NAMES[$i]}" "${OPTS[$i]}" "${JARS[$i]}"; done
 cat "$OUT/table.md"

@@ -11,7 +11,8 @@
 #      autosave_interval 1800 s, a kill -9 would lose the queue) and started again on the same store;
 #   4. timed from that start: until the port accepts ("listening"), and until the subscriber, back
 #      with its session (mosquitto_sub -c -C MESSAGES), has received every message ("drained").
-# Each trailing argument is one pekquitto configuration as JVM options (default "-Dpekquitto.shards=1").
+# Each trailing argument is one pekquitto configuration as JVM options (default "-Dpekquitto.shards=1"),
+# after `jar=PATH ` to run another build's jar than ops/target/pekquitto.jar (as in bench/run-compare.sh).
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java). Every broker listens on
 # 127.0.0.1 only, under `timeout`; a trap kills whatever is left.
 set -euo pipefail
@@ -39,6 +40,7 @@ CONFIGS=("$@")
 [ ${#CONFIGS[@]} -eq 0 ] && CONFIGS=("-Dpekquitto.shards=1")
 [[ $MESSAGES =~ ^[0-9]+$ && $MESSAGES -gt 0 && $MESSAGES -le 10000000 ]] || fail "-n wants 1..10000000 messages"
 column_names "$LABELS" ${#CONFIGS[@]}
+split_configs "$BROKER_JAR" "${CONFIGS[@]}"
 for tool in mosquitto_pub mosquitto_sub; do command -v $tool >/dev/null || fail "$tool is needed (apt-get install mosquitto-clients)"; done
 [ -f "$BROKER_JAR" ] || (cd "$ROOT" && mvn -B -q -DskipTests package)
 
@@ -58,7 +60,7 @@ stop_broker() {
   BROKER_PID=""
 }
 
-start_broker() { # name, port, store dir, jvm options
+start_broker() { # name, port, store dir, jvm options, broker jar
   if [ "$1" = mosquitto ]; then
     cat >"$WORK/mosquitto.conf" <<CONF
 listener $2 127.0.0.1
@@ -78,16 +80,16 @@ max-queued-messages = $((MESSAGES + 1000))
 store { enabled = true, path = "$3" }
 CONF
     # shellcheck disable=SC2086  # the options string is split on purpose
-    timeout 600 "$JAVA" $4 -jar "$BROKER_JAR" -c "$WORK/$1.conf" >>"$OUT/$1.log" 2>&1 &
+    timeout 600 "$JAVA" $4 -jar "$5" -c "$WORK/$1.conf" >>"$OUT/$1.log" 2>&1 &
   fi
   BROKER_PID=$!
 }
 
-run() { # name, jvm options
+run() { # name, jvm options, broker jar
   local name=$1 store="$WORK/store-$1" port started listening drained received
   rm -rf "$store" && mkdir -p "$store"
   port=$(free_port)
-  start_broker "$name" "$port" "$store" "${2:-}"
+  start_broker "$name" "$port" "$store" "${2:-}" "${3:-}"
   wait_port "$port" || fail "$name did not start: $(tail -5 "$OUT/$name.log")"
   mosquitto_sub -p "$port" -c -i "recovery-$name" -q 1 -t recovery/queue -E
   # In runs of 10,000 lines: mosquitto_pub 2.0.11 -l drops what it has not sent when stdin ends early
@@ -99,7 +101,7 @@ run() { # name, jvm options
   stop_broker
   local size; size=$(du -sh "$store" | cut -f1)
   started=$(now_ms)
-  start_broker "$name" "$port" "$store" "${2:-}"
+  start_broker "$name" "$port" "$store" "${2:-}" "${3:-}"
   wait_port "$port" || fail "$name did not start again: $(tail -5 "$OUT/$name.log")"
   listening=$(now_ms)
   received=$(timeout 300 mosquitto_sub -p "$port" -c -i "recovery-$name" -q 1 -t recovery/queue -C "$MESSAGES" -W 120 | wc -l || true)
@@ -111,5 +113,5 @@ run() { # name, jvm options
 echo "recovery: $MESSAGES queued QoS 1 messages; results in $OUT; $(nproc) cores" >&2
 printf '| broker | store on disk | listening after (ms) | drained after (ms) | messages received |\n|---|---:|---:|---:|---:|\n' >"$OUT/table.md"
 run mosquitto
-for i in "${!CONFIGS[@]}"; do run "${NAMES[$i]}" "${CONFIGS[$i]}"; done
+for i in "${!CONFIGS[@]}"; do run "${NAMES[$i]}" "${OPTS[$i]}" "${JARS[$i]}"; done
 cat "$OUT/table.md"

@@ -6,7 +6,7 @@ import io.pekquitto.shards.store.ShardPersistence;
 import java.util.function.BiConsumer;
 
 /**
- * A shard's turns and the store: the turn's writes go to the store as one batch, and what must
+ * A shard's turns and the store: the turn's writes go to the writer thread as one batch, and what must
  * wait for them waits ({@link WriteConfirmations}): the connections' PUBACK / PUBREC / PUBCOMP, and this
  * shard's acknowledgements of its peers' forwarded batches. Without a store nothing waits.
  */
@@ -28,7 +28,7 @@ final class DurableTurns {
         confirmations.await(connection);
     }
 
-    /** The turn ends: its writes to the store, then {@code sendBatches} (deliveries, forwards); its acknowledgements wait. */
+    /** The turn ends: its writes to the writer, then {@code sendBatches} (deliveries, forwards); its acknowledgements wait. */
     void endTurn(Runnable sendBatches) {
         long batch = flush();
         sendBatches.run();
@@ -43,14 +43,14 @@ final class DurableTurns {
         confirmations.acknowledgePeerAfter(flush(), peer, mesh::acknowledgeBatch);
     }
 
-    /** The turn's writes as one batch; with {@code batch} durability, done once written. */
+    /** The turn's writes as one batch; one written on this thread ({@code batch} durability) is done already. */
     private long flush() {
         long batch = persistence.flush();
-        if (!persistence.syncsBehind()) written(batch);
+        if (!persistence.writesBehind()) written(batch);
         return batch;
     }
 
-    /** This shard's batches up to {@code batch} are durable (written, and synced with {@code fsync}). */
+    /** The writer wrote this shard's batches up to {@code batch}. */
     void written(long batch) {
         confirmations.written(batch, mesh.acknowledgedBatches(), confirm, mesh::acknowledgeBatch);
     }

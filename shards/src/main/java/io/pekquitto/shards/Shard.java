@@ -98,11 +98,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** A will's delay timer ({@link ShardSessions}). */
     record WillDelayExpired(String clientId, long generation) implements Command {}
 
-    /** From the store's log syncer: this shard's batches up to {@code batch} are synced. */
-    private record BatchSynced(long batch) implements Command {}
+    /** From the store's writer thread: this shard's batches up to {@code batch} are written. */
+    private record BatchWritten(long batch) implements Command {}
 
-    /** From the store's log syncer: a sync failed (the supervisor restarts the shard). */
-    private record SyncFailed(StoreException cause) implements Command {}
+    /** From the store's writer thread: a write failed (the supervisor restarts the shard). */
+    private record WriteFailed(StoreException cause) implements Command {}
 
     /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
     private enum Flush implements Command { INSTANCE }
@@ -151,11 +151,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                   AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock) {
         super(context);
         this.settings = settings;
-        var self = context.getSelf();  // told from the syncer's thread
-        boolean syncBehind = settings.store().durability() == Durability.FSYNC;
+        var self = context.getSelf();  // told from the writer's thread
+        boolean writeBehind = settings.store().durability() == Durability.FSYNC;
         this.persistence = new ShardPersistence(store, clock, System::currentTimeMillis, this::scheduleFlush,
-                settings.store().queuedInMemory(), syncBehind, "pekquitto-store-" + self.path().name(),
-                batch -> self.tell(new BatchSynced(batch)), failure -> self.tell(new SyncFailed(failure)));
+                settings.store().queuedInMemory(), writeBehind, "pekquitto-store-" + self.path().name(),
+                batch -> self.tell(new BatchWritten(batch)), failure -> self.tell(new WriteFailed(failure)));
         this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable());
         this.timers = timers;
         this.counts = counts;
@@ -205,11 +205,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 })
                 .onMessage(SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
                 .onMessage(WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
-                .onMessage(BatchSynced.class, synced -> {
-                    turns.written(synced.batch());
+                .onMessage(BatchWritten.class, written -> {
+                    turns.written(written.batch());
                     return this;
                 })
-                .onMessage(SyncFailed.class, failed -> {
+                .onMessage(WriteFailed.class, failed -> {
                     throw failed.cause();
                 })
                 .onSignal(PostStop.class, stopped -> closeStore())

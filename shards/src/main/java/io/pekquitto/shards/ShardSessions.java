@@ -93,7 +93,7 @@ final class ShardSessions {
         }
         if (message instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
             draining.movedTo(handover.clientId(), shard);  // deliveries still bouncing follow the session
-            persistence.flush();  // what this shard journaled of it is written before the next shard writes
+            persistence.flushNow();  // what this shard journaled of it is written before the next shard writes
         }
         mesh.control(shard, new ControlMessage.Sessions(message));
     }

@@ -39,15 +39,15 @@ public final class RocksStore implements Store {
     private final WriteOptions writeOptions;
 
     private RocksStore(Path path, RocksDB db, DBOptions options, ColumnFamilyOptions familyOptions,
-                       List<ColumnFamilyHandle> handles) {
+                       List<ColumnFamilyHandle> handles, Durability durability) {
         this.path = path;
         this.db = db;
         this.options = options;
         this.familyOptions = familyOptions;
         this.handles = handles;
         for (var keyspace : Keyspace.values()) byKeyspace.put(keyspace, handles.get(keyspace.ordinal() + 1));
-        // The log goes to the operating system with each batch; with FSYNC the shard's LogSyncer syncs it.
-        this.writeOptions = new WriteOptions().setSync(false);
+        // BATCH: the log is written to the OS with each batch; FSYNC: and synced before write returns.
+        this.writeOptions = new WriteOptions().setSync(durability == Durability.FSYNC);
     }
 
     /**
@@ -70,7 +70,7 @@ public final class RocksStore implements Store {
         var handles = new ArrayList<ColumnFamilyHandle>();
         try {
             var db = RocksDB.open(options, path.toString(), descriptors, handles);
-            return new RocksStore(path, db, options, familyOptions, handles);
+            return new RocksStore(path, db, options, familyOptions, handles, durability);
         } catch (RocksDBException e) {
             options.close();
             familyOptions.close();
@@ -109,15 +109,6 @@ public final class RocksStore implements Store {
             db.write(writeOptions, writes);
         } catch (RocksDBException e) {
             throw new StoreException("store " + path + ": a write failed: " + e.getMessage(), e);
-        }
-    }
-
-    @Override
-    public void sync() {
-        try {
-            db.syncWal();
-        } catch (RocksDBException e) {
-            throw new StoreException("store " + path + ": syncing the log failed: " + e.getMessage(), e);
         }
     }
 

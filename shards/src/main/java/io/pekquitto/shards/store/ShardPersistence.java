@@ -18,13 +18,13 @@ import java.util.function.LongSupplier;
  * What one shard writes to the {@link Store} and reads back: the retained messages published on this
  * shard (every shard keeps a copy of all of them; the one a message was published on writes it), and
  * its persistent sessions through its {@link #journal()}, which also reads back the queued messages
- * that wait in the store alone. A turn's writes go out together at {@link #flush()}: one numbered
- * batch, written at once on the shard's thread (the log goes to the operating system, which is quick),
- * so every read sees it. With {@code durability = fsync} the shard's {@link LogSyncer} thread then
- * syncs the log and tells the shard the number of the last batch synced, so the shard never waits for
- * the disk; with {@code batch} a written batch is done, and the acknowledgements waiting for it go
- * without a hop between threads. Used on the shard's thread only; without a store it does nothing and
- * every batch is number 0.
+ * that wait in the store alone (after waiting for the writer, if it is behind). A turn's writes go out together at
+ * {@link #flush()}: one numbered batch. With {@code durability = fsync} it goes to the shard's
+ * {@link StoreWriter} thread, which writes and syncs it (with the batches handed over meanwhile) and
+ * tells the shard the number of the last one written, so the shard never waits for the disk; with
+ * {@code batch}, where a write only hands the log to the operating system, it is written at once, on
+ * the shard's thread, and the acknowledgements waiting for it go without a hop between threads.
+ * Used on the shard's thread only; without a store it does nothing and every batch is number 0.
  */
 public final class ShardPersistence {
     private final Optional<Store> store;
@@ -32,10 +32,10 @@ public final class ShardPersistence {
     private final LongSupplier wallClock;
     private final StoreBatch batch;
     private final SessionJournal journal;
-    /** Null unless {@code durability = fsync}. */
-    private final LogSyncer syncer;
-    /** The number of the last batch written. */
-    private long written;
+    /** Null without a store. */
+    private final StoreWriter writer;
+    /** The number of the last batch handed to the writer. */
+    private long submitted;
     /** This shard's run and count of messages relayed: the keys of RELAYED, unique across shards and restarts. */
     private final long relayRun = new SecureRandom().nextLong();
     private long relayed;
@@ -49,29 +49,29 @@ public final class ShardPersistence {
      *                      thread (a connection's acknowledgement, say): the shard schedules a {@link #flush()}
      */
     public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting) {
-        this(store, clock, wallClock, writesWaiting, Integer.MAX_VALUE, false, "pekquitto-store-syncer", synced -> {},
+        this(store, clock, wallClock, writesWaiting, Integer.MAX_VALUE, false, "pekquitto-store-writer", written -> {},
                 failure -> {});
     }
 
     /**
      * @param queuedInMemory how many of a persistent session's queued messages stay in the heap; the rest
      *                       wait in the store alone until the queue drains ({@code store.queued-in-memory})
-     * @param syncBehind     a syncer thread syncs the log behind the shard ({@code durability = fsync})
-     * @param syncerName     the name of the syncer thread
-     * @param batchSynced    told the number of the last batch synced, on the syncer's thread
-     * @param syncFailed     told why a sync failed, on the syncer's thread; nothing after it counts as synced
+     * @param writeBehind  batches are written by a writer thread ({@code durability = fsync}), not by the shard's
+     * @param writerName   the name of the writer thread
+     * @param batchWritten told the number of the last batch written, on the writer's thread
+     * @param writeFailed  told why a write failed, on the writer's thread; nothing after it is written
      */
     public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting,
-                            int queuedInMemory, boolean syncBehind, String syncerName, LongConsumer batchSynced,
-                            Consumer<StoreException> syncFailed) {
+                            int queuedInMemory, boolean writeBehind, String writerName, LongConsumer batchWritten,
+                            Consumer<StoreException> writeFailed) {
         this.store = store;
-        this.syncer = syncBehind
-                ? store.map(kept -> new LogSyncer(kept, syncerName, batchSynced, syncFailed)).orElse(null) : null;
+        this.writer = writeBehind
+                ? store.map(kept -> new StoreWriter(kept, writerName, batchWritten, writeFailed)).orElse(null) : null;
         this.batch = new StoreBatch(writesWaiting);
         this.clock = clock;
         this.wallClock = wallClock;
         this.journal = store.isPresent()
-                ? new StoredSessions(store.get(), batch, this::flush, queuedInMemory, clock, wallClock)
+                ? new StoredSessions(store.get(), batch, this::flushNow, queuedInMemory, clock, wallClock)
                 : SessionJournal.NONE;
     }
 
@@ -119,50 +119,55 @@ public final class ShardPersistence {
     }
 
     /**
-     * Writes the turn's batch and returns its number (or the last batch's, if the turn wrote nothing);
-     * 0 without a store. With a syncer it is synced later, and the shard is told.
+     * Hands the turn's writes to the writer thread and returns at once: the number of the batch that
+     * holds them (or of the last batch, if the turn wrote nothing); 0 without a store.
      */
     public long flush() {
-        if (store.isEmpty() || batch.isEmpty()) return written;
-        store.get().write(StoreBatch.of(batch.take()));
-        ++written;
-        if (syncer != null) syncer.written(written);
-        return written;
+        if (store.isEmpty() || batch.isEmpty()) return submitted;
+        if (writer != null) {
+            writer.submit(batch.take(), ++submitted);
+        } else {
+            store.get().write(StoreBatch.of(batch.take()));
+            ++submitted;
+        }
+        return submitted;
     }
 
-    /** Whether the shard hears later when a batch is durable (its log synced); else it is when {@link #flush()} returns. */
-    public boolean syncsBehind() {
-        return syncer != null;
+    /** Whether batches are written behind the shard's back (then the shard hears when); else when {@link #flush()} returns. */
+    public boolean writesBehind() {
+        return writer != null;
     }
 
     /**
-     * Writes the turn's batch and waits until it and every batch before it are durable: when the shard stops.
+     * Writes the turn's batch and waits until it and every batch before it are written: before a
+     * session moves to another shard (whose writes must come after), before a session's queued messages
+     * are read back (with a writer, once per half window of a draining queue), and when the shard stops.
      *
-     * @throws StoreException if the syncer stopped on a failed sync first
+     * @throws StoreException if the writer stopped on a failed write first
      */
     public void flushNow() {
         long seq = flush();
-        if (syncer == null) return;
+        if (writer == null || writer.hasWritten(seq)) return;
         try {
-            if (!syncer.awaitSynced(seq)) throw new StoreException("the store's log syncer stopped before batch " + seq, null);
+            if (!writer.awaitWritten(seq)) throw new StoreException("the store writer stopped before batch " + seq, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreException("interrupted while waiting for the store", e);
         }
     }
 
-    /** Writes and syncs what is left and stops the syncer thread (the shard stops or restarts). */
+    /** Writes what is left and stops the writer thread (the shard stops or restarts). */
     public void close() {
-        if (syncer == null) {
+        if (writer == null) {
             flush();
             return;
         }
         try {
             flushNow();
         } catch (StoreException e) {
-            // The syncer stopped on a failed sync, which it reported: what is left cannot be made durable.
+            // The writer stopped on a failed write, which it reported: what is left cannot be written.
         } finally {
-            syncer.close();
+            writer.close();
         }
     }
 

@@ -10,14 +10,8 @@ import java.util.function.BiPredicate;
  */
 public interface Store extends AutoCloseable {
 
-    /**
-     * Applies {@code batch} atomically. When it returns, the batch is seen by every read and survives a
-     * kill of the process (its log is with the operating system); {@link #sync()} makes it survive a power loss.
-     */
+    /** Applies {@code batch} atomically; when it returns, the batch is as durable as the store's {@link Durability}. */
     void write(StoreBatch batch);
-
-    /** Makes every batch written so far survive a power loss: the log is synced to the disk. */
-    default void sync() {}
 
     Optional<byte[]> get(Keyspace keyspace, byte[] key);
 

@@ -22,7 +22,7 @@ final class StoredSessions implements SessionJournal {
 
     private final Store store;
     private final StoreBatch batch;
-    /** Writes the batch so far: a read must see it. */
+    /** Writes the batch so far and waits for the writes before it: a read must see them. */
     private final Runnable flush;
     private final int queuedInMemory;
     private final LongSupplier clock;
@@ -53,7 +53,7 @@ final class StoredSessions implements SessionJournal {
 
     @Override
     public List<Stored> readQueued(String clientId, long fromSeq, int count, LongPredicate inMemory) {
-        if (!batch.isEmpty()) flush.run();
+        flush.run();  // the batch so far, and with a writer thread what it has not written yet
         var read = new ArrayList<Stored>(count);
         long now = clock.getAsLong();
         long wall = wallClock.getAsLong();

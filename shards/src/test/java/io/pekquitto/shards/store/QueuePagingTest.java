@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiPredicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -207,5 +208,46 @@ class QueuePagingTest {
         session.dropQueuedQos0();  // the client went offline, queue-qos0-messages off
         assertEquals(payloads(1, 5), drainAll(session, new ArrayList<>()));
         assertEquals(0, storedMessages());
+    }
+
+    @Test
+    void withAWriterThreadAReadWaitsForTheWritesItMustSee() {
+        var slow = new SlowStore(store);
+        var behind = new ShardPersistence(Optional.of(slow), nanos::get, wall::get, () -> {}, WINDOW, true, "test-writer",
+                written -> {}, failure -> {});
+        try {
+            var session = session(behind, 1000);
+            for (int n = 1; n <= 20; n++) session.enqueue(message(n), true);
+            behind.flush();  // handed to the writer, which takes its time
+            assertEquals(payloads(1, 20), drainAll(session, new ArrayList<>()));
+        } finally {
+            behind.close();
+        }
+    }
+
+    /** A store whose writes take 50 ms, as a slow disk's syncs would. */
+    private record SlowStore(MemoryStore kept) implements Store {
+        @Override
+        public void write(StoreBatch batch) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            kept.write(batch);
+        }
+
+        @Override
+        public Optional<byte[]> get(Keyspace keyspace, byte[] key) {
+            return kept.get(keyspace, key);
+        }
+
+        @Override
+        public void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {
+            kept.scan(keyspace, from, to, entry);
+        }
+
+        @Override
+        public void close() {}
     }
 }

@@ -1,0 +1,113 @@
+package io.pekquitto.shards.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * The thread that writes one shard's batches, so that the shard goes on with its next turns while the
+ * last batch is written (and, with {@code fsync}, synced). Batches handed over while a write is in
+ * progress go together into the next write: the slower the disk, the larger the group commit, and
+ * the shard's thread never waits for it. Batches are written in the order they were handed over, and
+ * the shard is told the number of the last one written ({@code written}, called on this thread).
+ */
+final class StoreWriter implements AutoCloseable {
+    private final Store store;
+    private final LongConsumer written;
+    private final Consumer<StoreException> failed;
+    private final Thread thread;
+    private final Object lock = new Object();
+    /** Guarded by {@code lock}: the writes handed over and not yet taken, up to batch {@code pendingUpTo}. */
+    private List<StoreBatch.Write> pending = new ArrayList<>();
+    private long pendingUpTo;
+    private long writtenUpTo;
+    private boolean closed;
+
+    /**
+     * @param written told the number of the last batch written, after each write
+     * @param failed  told why a write failed; the writer stops, and nothing after it is written
+     */
+    StoreWriter(Store store, String name, LongConsumer written, Consumer<StoreException> failed) {
+        this.store = store;
+        this.written = written;
+        this.failed = failed;
+        this.thread = new Thread(this::run, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Hands over batch number {@code seq} (one more than the last); returns at once. */
+    void submit(List<StoreBatch.Write> writes, long seq) {
+        synchronized (lock) {
+            if (closed) throw new StoreException("the store writer has stopped", null);
+            pending.addAll(writes);
+            pendingUpTo = seq;
+            lock.notifyAll();
+        }
+    }
+
+    /** Whether batch {@code seq} is written already. */
+    boolean hasWritten(long seq) {
+        synchronized (lock) {
+            return writtenUpTo >= seq;
+        }
+    }
+
+    /** Blocks until batch {@code seq} is written (a handover, a stop); false if the writer stopped first. */
+    boolean awaitWritten(long seq) throws InterruptedException {
+        synchronized (lock) {
+            while (writtenUpTo < seq && !closed) lock.wait();
+            return writtenUpTo >= seq;
+        }
+    }
+
+    private void run() {
+        while (true) {
+            List<StoreBatch.Write> writes;
+            long upTo;
+            synchronized (lock) {
+                while (pending.isEmpty() && !closed) {
+                    try {
+                        lock.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (pending.isEmpty()) return;  // closed, everything written
+                writes = pending;
+                upTo = pendingUpTo;
+                pending = new ArrayList<>();
+            }
+            try {
+                store.write(StoreBatch.of(writes));
+            } catch (StoreException e) {
+                failed.accept(e);  // told first: whoever waits learns of the stop after the shard does
+                synchronized (lock) {
+                    closed = true;
+                    lock.notifyAll();
+                }
+                return;
+            }
+            written.accept(upTo);  // likewise
+            synchronized (lock) {
+                writtenUpTo = upTo;
+                lock.notifyAll();
+            }
+        }
+    }
+
+    /** Writes what was handed over, then stops the thread. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            closed = true;
+            lock.notifyAll();
+        }
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
