@@ -46,7 +46,7 @@ final class QueuedMessages {
         return spilled;
     }
 
-    /** Whether a new message goes to the journal alone: messages are spilled already, or memory holds {@code window}. */
+    /** Whether a new message goes to the journal alone: messages are spilled already, or memory holds {@code window} or more. */
     boolean mustSpill(int window) {
         return spilled > 0 || inMemory.size() >= window;
     }

@@ -178,7 +178,9 @@ public final class Session {
             forget(takeRouted(message), false);  // journaled only if it was routed to the connection
             return false;
         }
-        boolean spill = kept != null && queue.mustSpill(window());
+        // Only an offline client's queue goes to the store: an attached one drains soon, and a read back
+        // costs a write first (a wait for the writer, with fsync). Behind spilled messages, every one spills.
+        boolean spill = kept != null && (offline ? queue.mustSpill(window()) : queue.spilled() > 0);
         // QoS 0 is journaled for a client offline (it is kept for it) or past the window (the queue's order).
         long seq = qos0 ? (kept != null && (offline || spill) ? journaled(message) : 0) : seqOf(message);
         if (spill) {

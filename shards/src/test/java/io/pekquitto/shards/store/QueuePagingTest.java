@@ -135,10 +135,10 @@ class QueuePagingTest {
     @Test
     void aMessageOnItsWayToTheConnectionIsNotReadBackAsQueued() {
         var session = session(persistence, 1000);
-        for (int n = 1; n <= 10; n++) session.enqueue(message(n), false);  // a slow attached client
-        var routed = message(11);
+        for (int n = 1; n <= 10; n++) session.enqueue(message(n), true);  // queued while offline
+        var routed = message(11);  // the client is back
         session.routed(routed);  // journaled as the shard routes it; the connection has not taken it yet
-        session.enqueue(message(12), false);  // journaled after it, and spilled
+        session.enqueue(message(12), false);  // journaled after it, and spilled: behind the spilled ones
         var delivered = new ArrayList<>(payloads(1, 10));
         delivered.add("m12");
         assertEquals(delivered, drainAll(session, new ArrayList<>()), "message 11 is the connection's, not the queue's");
@@ -148,6 +148,14 @@ class QueuePagingTest {
         assertEquals("m11", sent.get(0).payload().asUtf8());
         session.acknowledge(sent.get(0).packetId());
         assertEquals(0, storedMessages());
+    }
+
+    @Test
+    void anAttachedClientsQueueStaysInMemory() {
+        var session = session(persistence, 1000);
+        for (int n = 1; n <= 10; n++) session.enqueue(message(n), false);  // a slow attached client
+        assertEquals(10, session.queuedInHeap(), "it drains soon: no write and read back for it");
+        assertEquals(payloads(1, 10), drainAll(session, new ArrayList<>()));
     }
 
     @Test
@@ -204,8 +212,11 @@ class QueuePagingTest {
     void offlineQos0InTheStoreIsDroppedWhenTheClientGoesOfflineWithoutQueueingIt() {
         var session = new Session("c", 1000, false);
         session.journalTo(persistence.journal());
-        for (int n = 1; n <= 10; n++) session.enqueue(message(n, n > 5 ? QoS.AT_MOST_ONCE : QoS.AT_LEAST_ONCE, Properties.NONE), false);
-        session.dropQueuedQos0();  // the client went offline, queue-qos0-messages off
+        for (int n = 1; n <= 5; n++) session.enqueue(message(n), true);
+        // Back online, behind the spilled message 5: QoS 0 spills too, to keep the order.
+        for (int n = 6; n <= 10; n++) session.enqueue(message(n, QoS.AT_MOST_ONCE, Properties.NONE), false);
+        assertEquals(WINDOW, session.queuedInHeap());
+        session.dropQueuedQos0();  // the client went offline again, queue-qos0-messages off
         assertEquals(payloads(1, 5), drainAll(session, new ArrayList<>()));
         assertEquals(0, storedMessages());
     }
