@@ -170,7 +170,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 this::newSession, context.getLog());
         var all = shards.get();
         shardSessions.recoverRetained(retained::retain, all != null);  // also after a restart by the supervisor
-        if (all != null) joinMesh(all.indexOf(context.getSelf()), all);  // restarted by the supervisor
+        if (all != null) {  // restarted by the supervisor
+            sessions.restarted();
+            joinMesh(all.indexOf(context.getSelf()), all);
+        }
     }
 
     @Override

@@ -6,6 +6,9 @@ import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -57,8 +60,22 @@ final class MeshBroker extends BrokerExtension {
         return new MeshBroker(shards);
     }
 
+    /** The same with a store on disk (in a new temporary directory), {@code durability = batch}. */
+    static MeshBroker withShardsAndStore(int shards) {
+        try {
+            var path = Files.createTempDirectory("pekquitto-mesh-store");
+            return new MeshBroker(shards, "\nstore { enabled = true, path = \"" + path + "\" }");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private MeshBroker(int shards) {
-        super("shards = " + shards + "\nmax-queued-messages = 100000");
+        this(shards, "");
+    }
+
+    private MeshBroker(int shards, String more) {
+        super("shards = " + shards + "\nmax-queued-messages = 100000" + more);
         this.shards = shards;
         this.acceptedByShard = new int[shards];
     }

@@ -2,6 +2,7 @@ package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.QoS;
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Set;
@@ -20,17 +21,26 @@ final class QueuedMessages {
     /** A message waiting, with its sequence number in the journal (0: not journaled). */
     record Queued(Message message, long seq) {}
 
-    // Small until used: a broker holds many idle sessions (DESIGN.md, Connections and parking).
-    private final ArrayDeque<Queued> inMemory = new ArrayDeque<>(1);
+    /** What waits in the journal alone. */
+    private static final class Spilled {
+        int count;
+        long from;
+        /** A spilled QoS 0 message before this sequence number is dropped when read back: its client went offline. */
+        long qos0DropBefore;
+    }
+
+    // Null until used: a broker holds many idle sessions (DESIGN.md, Connections and parking).
+    private ArrayDeque<Queued> inMemory;
     private long bytes;
-    private int spilled;
-    private long spillFrom;
-    /** A spilled QoS 0 message before this sequence number is dropped when read back: its client went offline. */
-    private long qos0DropBefore;
+    private Spilled spilled;
 
     /** Queued messages, in memory and spilled. */
     int size() {
-        return inMemory.size() + spilled;
+        return inMemorySize() + spilled();
+    }
+
+    private int inMemorySize() {
+        return inMemory == null ? 0 : inMemory.size();
     }
 
     /** Their payload bytes. */
@@ -43,45 +53,47 @@ final class QueuedMessages {
     }
 
     int spilled() {
-        return spilled;
+        return spilled == null ? 0 : spilled.count;
     }
 
     /** Whether a new message goes to the journal alone: messages are spilled already, or memory holds {@code window} or more. */
     boolean mustSpill(int window) {
-        return spilled > 0 || inMemory.size() >= window;
+        return spilled() > 0 || inMemorySize() >= window;
     }
 
     void add(Message message, long seq) {
+        if (inMemory == null) inMemory = new ArrayDeque<>(2);
         inMemory.add(new Queued(message, seq));
         bytes += message.payload().length();
     }
 
     /** A message journaled under {@code seq} waits there alone. */
     void spill(Message message, long seq) {
-        spillFrom = spilled == 0 ? seq : Math.min(spillFrom, seq);
-        spilled++;
+        if (spilled == null) spilled = new Spilled();
+        spilled.from = spilled.count == 0 ? seq : Math.min(spilled.from, seq);
+        spilled.count++;
         bytes += message.payload().length();
     }
 
     /** The next message in memory, or null; see {@link #needsReading}. */
     Queued peek() {
-        return inMemory.peek();
+        return inMemory == null ? null : inMemory.peek();
     }
 
     Queued poll() {
-        var queued = inMemory.poll();
+        var queued = inMemory == null ? null : inMemory.poll();
         if (queued != null) bytes -= queued.message().payload().length();
         return queued;
     }
 
     /** Whether spilled messages should be read back: memory holds half a window or less. */
     boolean needsReading(int window) {
-        return spilled > 0 && inMemory.size() <= window / 2;
+        return spilled() > 0 && inMemorySize() <= window / 2;
     }
 
     /** How many spilled messages fit in memory under {@code window}. */
     int roomIn(int window) {
-        return window - inMemory.size();
+        return window - inMemorySize();
     }
 
     /**
@@ -90,32 +102,34 @@ final class QueuedMessages {
      * the queue, which the journal also has.
      */
     void read(SessionJournal journal, String clientId, int atMost, Set<Long> heldElsewhere, Consumer<Queued> dropped) {
-        int count = Math.min(spilled, atMost);
+        int count = Math.min(spilled(), atMost);
         if (count <= 0) return;
         var held = new HashSet<>(heldElsewhere);
-        for (var queued : inMemory) held.add(queued.seq());
-        var read = journal.readQueued(clientId, spillFrom, count, held::contains);
+        for (var queued : inMemory()) held.add(queued.seq());
+        var read = journal.readQueued(clientId, spilled.from, count, held::contains);
         for (var stored : read) {
-            spilled--;
-            spillFrom = stored.seq() + 1;
-            var queued = new Queued(stored.message(), stored.seq());
-            if (stored.message().qos() == QoS.AT_MOST_ONCE && stored.seq() < qos0DropBefore) {
-                bytes -= stored.message().payload().length();
-                dropped.accept(queued);
+            spilled.count--;
+            spilled.from = stored.seq() + 1;
+            var message = stored.message();
+            if (message.qos() == QoS.AT_MOST_ONCE && stored.seq() < spilled.qos0DropBefore) {
+                bytes -= message.payload().length();
+                dropped.accept(new Queued(message, stored.seq()));
             } else {
-                inMemory.add(queued);
+                if (inMemory == null) inMemory = new ArrayDeque<>(count);
+                inMemory.add(new Queued(message, stored.seq()));
             }
         }
         if (read.size() < count) {
             // The journal holds fewer than were counted (it was damaged): what it holds is what is left.
-            spilled = 0;
+            spilled.count = 0;
             bytes = 0;
-            for (var queued : inMemory) bytes += queued.message().payload().length();
+            for (var queued : inMemory()) bytes += queued.message().payload().length();
         }
     }
 
     /** Removes the messages in memory that {@code test} accepts, each given to {@code removed}. */
     void removeIf(Predicate<Queued> test, Consumer<Queued> removed) {
+        if (inMemory == null) return;
         for (Iterator<Queued> it = inMemory.iterator(); it.hasNext(); ) {
             var queued = it.next();
             if (test.test(queued)) {
@@ -128,15 +142,15 @@ final class QueuedMessages {
 
     /** The spilled QoS 0 messages journaled before {@code seq} are dropped as they are read back. */
     void dropSpilledQos0Before(long seq) {
-        if (spilled > 0) qos0DropBefore = seq;
+        if (spilled() > 0) spilled.qos0DropBefore = seq;
     }
 
-    /** The sequence number from which every spilled message is, and the in-memory messages; for emptying. */
+    /** The sequence number from which every spilled message is (when any is); for emptying. */
     long spillFrom() {
-        return spillFrom;
+        return spilled == null ? 0 : spilled.from;
     }
 
     Iterable<Queued> inMemory() {
-        return inMemory;
+        return inMemory == null ? Collections.emptyList() : inMemory;
     }
 }

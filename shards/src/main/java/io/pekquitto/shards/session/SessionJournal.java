@@ -2,6 +2,8 @@ package io.pekquitto.shards.session;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.LongPredicate;
 
 /**
@@ -47,6 +49,15 @@ public interface SessionJournal {
      * {@code inFlightToo}: it was a QoS 2 message whose packet identifier was journaled too.
      */
     default void removed(String clientId, long seq, boolean inFlightToo) {}
+
+    /**
+     * The persistent session of {@code clientId} as the journal holds it, rebuilt with {@code newSession},
+     * when the broker lost it (a shard restarted after a failure); what expired meanwhile is not in it.
+     * Everything journaled before is seen.
+     */
+    default Optional<RecoveredSession> storedSession(String clientId, Function<String, Session> newSession) {
+        return Optional.empty();
+    }
 
     /** Every message from sequence number {@code fromSeq} up to {@code toSeq} (exclusive) is done: the session was emptied. */
     default void removedFrom(String clientId, long fromSeq, long toSeq) {}

@@ -39,6 +39,8 @@ final class SessionTable<C> {
     private final Map<String, OwnedSession<C>> sessions = new HashMap<>();
     private final Map<C, OwnedSession<C>> byConnection = new HashMap<>();
     private final Function<String, Session> newSession;
+    /** Set once a shard restarted after a failure: the store may hold sessions no shard holds. */
+    private boolean mayHaveLostSessions;
     private final Effects<C> effects;
     private final SessionJournal journal;
     private int self;
@@ -71,6 +73,9 @@ final class SessionTable<C> {
      */
     void attach(PendingClaim<C> claim, Optional<MigratedSession> arrived, long now) {
         var previous = arrived.orElse(null);
+        if (previous == null && !claim.cleanStart && mayHaveLostSessions && journal.isKept()) {
+            previous = lostSession(claim.clientId, now);
+        }
         if (previous != null && claim.cleanStart) {
             discard(claim.clientId, previous, now);
             previous = null;
@@ -94,6 +99,30 @@ final class SessionTable<C> {
         } else {
             handToConnection(owned, previous != null);
         }
+    }
+
+    /**
+     * A session the store holds but no shard does: a shard that held it restarted after a failure. It
+     * comes back from the store, offline since it was lost (its will and expiry timers were lost with it).
+     */
+    private MigratedSession lostSession(String clientId, long now) {
+        var stored = journal.storedSession(clientId, newSession).orElse(null);
+        if (stored == null) return null;
+        long expiresAt = stored.expiryInterval() == Session.NEVER_EXPIRES
+                ? Long.MAX_VALUE : stored.offlineSince() + stored.expiryInterval() * 1_000_000_000L;
+        if (expiresAt - now <= 0) {
+            journal.ended(clientId);  // it expired meanwhile: the client starts anew, and a will waiting goes now
+            stored.session().journalTo(SessionJournal.NONE);
+            stored.will().ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.messageAt(now))));
+            return null;
+        }
+        return new MigratedSession(stored.session(), stored.subscriptions(), stored.expiryInterval(), expiresAt,
+                stored.will(), false);
+    }
+
+    /** A shard restarted after a failure: a client may come back to a session only the store still holds. */
+    void sessionsMayHaveBeenLost() {
+        mayHaveLostSessions = true;
     }
 
     /** The peers know the subscriptions of an attaching session: its connection gets it now. */

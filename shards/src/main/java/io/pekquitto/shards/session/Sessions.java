@@ -202,12 +202,18 @@ public final class Sessions<C> {
      */
     public List<SessionEffect<C>> peerRestarted(int peer) {
         directory.forgetShard(peer);
+        table.sessionsMayHaveBeenLost();
         for (var claim : claims.values()) {
             if (claim.next == null && SessionDirectory.homeOf(claim.clientId, shards) == peer) {
                 send(peer, new Claim(claim.clientId, self, claim.token));
             }
         }
         return effects.take();
+    }
+
+    /** This shard restarted after a failure: the sessions it held are in the store alone. */
+    public void restarted() {
+        table.sessionsMayHaveBeenLost();
     }
 
     /** The sessions held here whose home is {@code peer}, for it to rebuild its directory after a restart. */

@@ -43,38 +43,9 @@ final class SessionRecovery {
         store.forEach(Keyspace.SESSIONS, (key, value) -> {
             var clientId = StoreKeys.text(key);
             if (SessionDirectory.homeOf(clientId, shards) != shard) return;
-            var session = newSession.apply(clientId);
-            session.journalTo(journal);
-            rebuilt.put(clientId, new Rebuilt(session, SessionRecords.decode(value), new HashMap<>()));
+            rebuilt.put(clientId, rebuilt(clientId, value, newSession, journal));
         });
-        store.forEach(Keyspace.IN_FLIGHT, (key, value) -> {
-            var owner = rebuilt.get(StoreKeys.clientOf(key));
-            if (owner == null) return;
-            var rest = StoreKeys.rest(key);
-            if (rest.get() == StoreKeys.OUTGOING) {
-                var state = ByteBuffer.wrap(value);
-                owner.outgoing().put(rest.getLong(), new int[] {state.getShort() & 0xFFFF, state.get()});
-            } else {
-                owner.session().restoreAwaitingPubRel(rest.getShort() & 0xFFFF);
-            }
-        });
-        store.forEach(Keyspace.QUEUED, (key, value) -> {
-            var clientId = StoreKeys.clientOf(key);
-            var owner = rebuilt.get(clientId);
-            if (owner == null) return;
-            long seq = StoreKeys.rest(key).getLong();
-            var message = MessageRecords.decode(value, now, wall);
-            var flight = owner.outgoing().get(seq);
-            if (message.isPresent()) {
-                owner.session().restore(seq, message.get(), flight == null ? 0 : flight[0], flight != null && flight[1] == 1);
-            } else if (flight != null && flight[1] == 1) {
-                // Expired, but its PUBREC came: PUBREL must still go out; the message itself is not sent again.
-                MessageRecords.decode(value, now, MessageRecords.storedAt(value))
-                        .ifPresent(kept -> owner.session().restore(seq, kept, flight[0], true));
-            } else {
-                cleanup.delete(Keyspace.QUEUED, key);  // [MQTT-3.3.2-5] expired while the broker was down
-            }
-        });
+        readMessages(rebuilt, new byte[0], null);
         store.forEach(Keyspace.RELAYED, (key, value) -> {
             var buffer = ByteBuffer.wrap(value);
             var id = new byte[buffer.getShort() & 0xFFFF];
@@ -92,6 +63,57 @@ final class SessionRecovery {
         var recovered = new ArrayList<RecoveredSession>(rebuilt.size());
         rebuilt.forEach((clientId, session) -> recovered.add(rebuild(clientId, session)));
         return recovered;
+    }
+
+    /**
+     * The one persistent session of {@code clientId} the store holds, if any: read back when its client
+     * comes back to a broker that lost it (a shard restarted after a failure forgets what it held).
+     */
+    Optional<RecoveredSession> recoverOne(String clientId, Function<String, Session> newSession, SessionJournal journal) {
+        return store.get(Keyspace.SESSIONS, StoreKeys.of(clientId)).map(value -> {
+            var rebuilt = Map.of(clientId, rebuilt(clientId, value, newSession, journal));
+            readMessages(rebuilt, StoreKeys.clientStart(clientId), StoreKeys.clientEnd(clientId));
+            return rebuild(clientId, rebuilt.get(clientId));
+        });
+    }
+
+    private static Rebuilt rebuilt(String clientId, byte[] value, Function<String, Session> newSession, SessionJournal journal) {
+        var session = newSession.apply(clientId);
+        session.journalTo(journal);
+        return new Rebuilt(session, SessionRecords.decode(value), new HashMap<>());
+    }
+
+    /** The sessions' QoS 2 exchanges and messages, from the keys {@code from} (inclusive) to {@code to} (exclusive, null: the end). */
+    private void readMessages(Map<String, Rebuilt> rebuilt, byte[] from, byte[] to) {
+        store.scan(Keyspace.IN_FLIGHT, from, to, (key, value) -> {
+            var owner = rebuilt.get(StoreKeys.clientOf(key));
+            if (owner == null) return true;
+            var rest = StoreKeys.rest(key);
+            if (rest.get() == StoreKeys.OUTGOING) {
+                var state = ByteBuffer.wrap(value);
+                owner.outgoing().put(rest.getLong(), new int[] {state.getShort() & 0xFFFF, state.get()});
+            } else {
+                owner.session().restoreAwaitingPubRel(rest.getShort() & 0xFFFF);
+            }
+            return true;
+        });
+        store.scan(Keyspace.QUEUED, from, to, (key, value) -> {
+            var owner = rebuilt.get(StoreKeys.clientOf(key));
+            if (owner == null) return true;
+            long seq = StoreKeys.rest(key).getLong();
+            var message = MessageRecords.decode(value, now, wall);
+            var flight = owner.outgoing().get(seq);
+            if (message.isPresent()) {
+                owner.session().restore(seq, message.get(), flight == null ? 0 : flight[0], flight != null && flight[1] == 1);
+            } else if (flight != null && flight[1] == 1) {
+                // Expired, but its PUBREC came: PUBREL must still go out; the message itself is not sent again.
+                MessageRecords.decode(value, now, MessageRecords.storedAt(value))
+                        .ifPresent(kept -> owner.session().restore(seq, kept, flight[0], true));
+            } else {
+                cleanup.delete(Keyspace.QUEUED, key);  // [MQTT-3.3.2-5] expired while the broker was down
+            }
+            return true;
+        });
     }
 
     private RecoveredSession rebuild(String clientId, Rebuilt rebuilt) {

@@ -2,12 +2,16 @@ package io.pekquitto.shards.store;
 
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.PendingWill;
+import io.pekquitto.shards.session.RecoveredSession;
+import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionJournal;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
@@ -63,6 +67,13 @@ final class StoredSessions implements SessionJournal {
             return read.size() < count;
         });
         return read;
+    }
+
+    @Override
+    public Optional<RecoveredSession> storedSession(String clientId, Function<String, Session> newSession) {
+        flush.run();
+        var recovery = new SessionRecovery(store, batch, clock.getAsLong(), wallClock.getAsLong());
+        return recovery.recoverOne(clientId, newSession, this);
     }
 
     @Override
