@@ -18,12 +18,13 @@ import java.util.Properties;
 
 /**
  * The command line of {@code pekquitto}, in Mosquitto's style and with its option names:
- * {@code [-c FILE] [-p PORT] [-v] [-h] [--version]}.
+ * {@code [-c FILE] [-p PORT] [-v] [-h] [--version] [--test-config]}.
  */
-record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose, boolean help, boolean version) {
+record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose, boolean help, boolean version,
+                   boolean testConfig) {
 
     static final String USAGE = """
-            Usage: pekquitto [-c FILE] [-p PORT] [-v] [-h] [--version]
+            Usage: pekquitto [-c FILE] [-p PORT] [-v] [-h] [--version] [--test-config]
                    pekquitto passwd [-c] [-b] [-D] FILE USER [PASSWORD]   (as mosquitto_passwd)
 
               -c, --config-file FILE  read the configuration from FILE: .conf, .hocon (HOCON), .json or .toml
@@ -31,6 +32,8 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
               -v, --verbose           log at DEBUG level
               -h, --help              print this help and exit
               --version               print the version and exit
+              --test-config           check the configuration and the files it names (passwords, ACL,
+                                      certificates), say whether it is valid, and exit (0 if it is)
 
             Without -c the built-in defaults apply: one listener on 127.0.0.1:1883, reachable from this
             machine only; configure a listener to open it to the network. A system property sets
@@ -43,6 +46,7 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
         var verbose = false;
         var help = false;
         var version = false;
+        var testConfig = false;
         for (int i = 0; i < args.length; i++) {
             var arg = args[i];
             switch (arg) {
@@ -51,11 +55,12 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
                 case "-v", "--verbose" -> verbose = true;
                 case "-h", "--help" -> help = true;
                 case "--version" -> version = true;
+                case "--test-config" -> testConfig = true;
                 default -> throw new ConfigurationException(
                         (arg.startsWith("-") ? "unknown option " : "unexpected argument ") + arg);
             }
         }
-        return new CommandLine(configFile, port, verbose, help, version);
+        return new CommandLine(configFile, port, verbose, help, version, testConfig);
     }
 
     /** The settings this command line asks for: the configuration, then {@code -p} on the first listener. */

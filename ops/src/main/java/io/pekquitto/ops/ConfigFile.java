@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValueFactory;
@@ -22,7 +23,9 @@ import java.util.Map;
 
 /**
  * The file given with {@code -c}: HOCON ({@code .conf}, {@code .hocon}), JSON ({@code .json}) or TOML
- * ({@code .toml}), holding the keys without the {@code pekquitto} root. TOML is read by Jackson into a
+ * ({@code .toml}), holding the keys without the {@code pekquitto} root, or with it as the reference
+ * {@code application.conf} does (a copy of it, edited, works; its {@code pekko} block is Pekko's, read
+ * from the jar and not from the file). TOML is read by Jackson into a
  * plain map and list tree that Typesafe Config takes as it is, so both syntaxes meet the same checks;
  * every value keeps the file as its origin, so error messages name it.
  */
@@ -32,6 +35,8 @@ public final class ConfigFile {
     public static final List<String> EXTENSIONS = List.of(".conf", ".hocon", ".json", ".toml");
 
     private static final TomlMapper TOML = new TomlMapper();
+    /** The root of Pekko's own settings, which the reference file also holds. */
+    private static final String PEKKO = "pekko";
 
     private ConfigFile() {}
 
@@ -56,7 +61,15 @@ public final class ConfigFile {
                     + String.join(", ", EXTENSIONS.subList(0, EXTENSIONS.size() - 1)) + " or "
                     + EXTENSIONS.get(EXTENSIONS.size() - 1));
         }
-        return config.atKey(SettingsReader.ROOT);
+        return hasRoot(config) ? config.withOnlyPath(SettingsReader.ROOT) : config.atKey(SettingsReader.ROOT);
+    }
+
+    /** Whether a file holds its keys under the {@code pekquitto} root, next to nothing but a {@code pekko} block. */
+    private static boolean hasRoot(Config config) {
+        var keys = config.root().keySet();
+        return keys.contains(SettingsReader.ROOT)
+                && config.root().get(SettingsReader.ROOT) instanceof ConfigObject
+                && keys.stream().allMatch(key -> key.equals(SettingsReader.ROOT) || key.equals(PEKKO));
     }
 
     private static Config parseHocon(Path file, ConfigSyntax syntax) {

@@ -1,17 +1,22 @@
 package io.pekquitto.ops;
 
+import io.pekquitto.auth.acl.AclFileException;
 import io.pekquitto.auth.password.PasswdCommand;
+import io.pekquitto.auth.password.PasswordFileException;
+import io.pekquitto.auth.tls.TlsConfigurationException;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
+import io.pekquitto.shards.tcp.TlsFiles;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
 /**
- * The standalone broker: {@code java -jar pekquitto.jar [-c FILE] [-p PORT] [-v] [-h] [--version]}.
- * A bad command line or configuration prints {@code pekquitto: <message>} on stderr and exits with 1.
+ * The standalone broker: {@code java -jar pekquitto.jar [-c FILE] [-p PORT] [-v] [-h] [--version] [--test-config]}.
+ * A bad command line or configuration prints {@code pekquitto: <message>} on stderr and exits with 1;
+ * {@code --test-config} checks the configuration and the files it names and exits, as Mosquitto 2.1's.
  * {@code java -jar pekquitto.jar passwd [-c] [-b] [-D] FILE USER [PASSWORD]} manages a password file as
  * {@code mosquitto_passwd} does.
  */
@@ -51,6 +56,7 @@ public final class Main {
             err.println("Use -h to see usage.");
             return 1;
         }
+        if (commandLine.testConfig()) return testConfig(commandLine, settings, out, err);
         if (commandLine.verbose()) System.setProperty(LOG_LEVEL_PROPERTY, "DEBUG");
         try {
             serve(settings);
@@ -59,6 +65,24 @@ public final class Main {
             err.println("pekquitto: " + e.getMessage());
             return 1;
         }
+        return 0;
+    }
+
+    /**
+     * {@code --test-config}: the configuration is read already; now what the broker reads at start
+     * besides it: the password and ACL files, and every TLS listener's certificate, key and CA files.
+     * The store is not opened: a running broker holds its lock.
+     */
+    private static int testConfig(CommandLine commandLine, BrokerSettings settings, PrintStream out, PrintStream err) {
+        try {
+            settings.auth().readSecurity();
+            for (var listener : settings.listeners()) listener.tls().ifPresent(TlsFiles::load);
+        } catch (IllegalArgumentException | PasswordFileException | AclFileException | TlsConfigurationException e) {
+            err.println("pekquitto: " + e.getMessage());
+            return 1;
+        }
+        out.println("pekquitto: the configuration is valid"
+                + commandLine.configFile().map(file -> " (" + file + ")").orElse(" (the built-in defaults)"));
         return 0;
     }
 

@@ -28,18 +28,18 @@ class CommandLineTest {
     void noArgumentsListenOn1883WithTheDefaults() {
         var commandLine = CommandLine.parse();
 
-        assertEquals(new CommandLine(Optional.empty(), OptionalInt.empty(), false, false, false), commandLine);
+        assertEquals(new CommandLine(Optional.empty(), OptionalInt.empty(), false, false, false, false), commandLine);
         assertEquals(List.of(new ListenerSettings("127.0.0.1", 1883)), commandLine.settings(new Properties()).listeners(),
                 "loopback only, as Mosquitto 2.0 without a listener");
     }
 
     @Test
     void shortAndLongOptionsAreMosquittos() {
-        var expected = new CommandLine(Optional.of(Path.of("broker.toml")), OptionalInt.of(1884), true, true, true);
+        var expected = new CommandLine(Optional.of(Path.of("broker.toml")), OptionalInt.of(1884), true, true, true, true);
 
-        assertEquals(expected, CommandLine.parse("-c", "broker.toml", "-p", "1884", "-v", "-h", "--version"));
+        assertEquals(expected, CommandLine.parse("-c", "broker.toml", "-p", "1884", "-v", "-h", "--version", "--test-config"));
         assertEquals(expected, CommandLine.parse("--config-file", "broker.toml", "--port", "1884", "--verbose", "--help",
-                "--version"));
+                "--version", "--test-config"));
     }
 
     @Test

@@ -122,6 +122,16 @@ class ConfigFileTest {
     }
 
     @Test
+    void aCopyOfTheReferenceFileWithItsRootWorksToo() throws IOException {
+        var settings = read(write("copy.conf", "pekquitto { max-qos = 1 }\npekko { loglevel = DEBUG }\n"));
+        assertEquals(1, settings.maxQos());
+
+        var other = assertThrows(ConfigurationException.class,
+                () -> read(write("mixed.conf", "pekquitto { max-qos = 1 }\nmax-qos = 2\n")));
+        assertTrue(other.getMessage().startsWith("pekquitto.pekquitto is not a known key"), other.getMessage());
+    }
+
+    @Test
     void fileOverridesOnlyTheKeysItHolds() throws IOException {
         var settings = read(write("broker.toml", "max-qos = 1\n"));
 

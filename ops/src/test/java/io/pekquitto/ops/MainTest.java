@@ -81,4 +81,32 @@ class MainTest {
         assertEquals(1, run("-p", "1884", "-c", file.toString()));
         assertTrue(err().startsWith("pekquitto: pekquitto.max-qos must be 0, 1 or 2, not 3 (" + file + ")"), err());
     }
+
+    @Test
+    void testConfigAcceptsTheReferenceConfiguration() {
+        var reference = Path.of(System.getProperty("user.dir")).getParent().resolve("application.conf");
+        assertTrue(Files.exists(reference), reference.toString());
+
+        assertEquals(0, run("--test-config", "-c", reference.toString()));
+        assertEquals("pekquitto: the configuration is valid (" + reference + ")" + System.lineSeparator(), out());
+        assertEquals("", err());
+    }
+
+    @Test
+    void testConfigRejectsABadKeyWithItsPath() throws IOException {
+        var file = Files.writeString(dir.resolve("broker.conf"), "max-qoss = 1\n");
+
+        assertEquals(1, run("--test-config", "-c", file.toString()));
+        assertTrue(err().startsWith("pekquitto: ") && err().contains("pekquitto.max-qoss"), err());
+        assertEquals("", out());
+    }
+
+    @Test
+    void testConfigReadsTheFilesTheConfigurationNames() throws IOException {
+        var missing = dir.resolve("passwords");
+        var file = Files.writeString(dir.resolve("broker.conf"), "auth.password-file = \"" + missing + "\"\n");
+
+        assertEquals(1, run("--test-config", "-c", file.toString()));
+        assertTrue(err().startsWith("pekquitto: ") && err().contains(missing.toString()), err());
+    }
 }
