@@ -113,7 +113,8 @@ class ConfigFileTest {
                 new ParkingSettings(true, Duration.ofSeconds(5)), 16_384, 8 << 20,
                 new AuthSettings(Optional.of(Path.of("/etc/pekquitto/passwd")), false, Optional.empty(),
                         List.of("user alice", "topic readwrite home/#")),
-                new StoreSettings(true, Path.of("data"), Durability.BATCH));  // the runnable broker's default
+                new StoreSettings(true, Path.of("data"), Durability.BATCH),  // the runnable broker's default
+                true);
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

@@ -49,7 +49,7 @@ class ConfigLoaderTest {
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
                 new ParkingSettings(true, Duration.ofSeconds(30)), 16_384, Runtime.getRuntime().maxMemory() / 4,
                 new AuthSettings(Optional.empty(), true, Optional.empty(), List.of()),
-                new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH));
+                new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH), true);
     }
 
     @Test

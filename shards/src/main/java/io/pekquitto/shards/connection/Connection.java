@@ -235,7 +235,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onTransportClosed(TransportClosed closedBy) {
         if (closed) return this;  // we closed it
-        getContext().getLog().debug("[{}] connection lost: {}", clientId, closedBy.cause());
+        ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "connection lost (" + closedBy.cause() + ")");
         return end(true);  // no DISCONNECT: abnormal, the will is published ([MQTT-3.1.2-8])
     }
 
@@ -301,7 +301,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             return disconnect(ReasonCode.PROTOCOL_ERROR, "Session Expiry Interval set on DISCONNECT after 0 on CONNECT");
         }
         state.sessionExpiryInterval = expiry.getAsLong();
-        getContext().getLog().debug("[{}] disconnected: [{}]", clientId, disconnect.reason());
+        ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "DISCONNECT " + disconnect.reason());
         // [MQTT-3.14.4-3] a normal DISCONNECT discards the will; 0x04 asks for it to be published.
         return end(disconnect.reason() == ReasonCode.DISCONNECT_WITH_WILL_MESSAGE);
     }
@@ -412,7 +412,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
      * close), and the will is published, as for any close not asked for by the client.
      */
     private Behavior<Command> disconnect(ReasonCode reason, String why) {
-        getContext().getLog().debug("[{}] disconnecting: [{}] {}", clientId, reason, why);
+        ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "by the broker, " + reason + ": " + why);
         if (state.version.hasProperties()) writer.accept(new Disconnect(reason, inbound.problem(why)));
         return end(true);
     }

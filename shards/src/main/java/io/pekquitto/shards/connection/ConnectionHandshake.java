@@ -49,6 +49,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
     private ConnectNegotiation.Terms terms;
     private ClientIdentity identity;
+    private boolean cleanStart;
     /** The client's ACL decisions, resolved once: for its will now, for its publishes and subscriptions later. */
     private ClientAuthorizer acl;
     private Optional<Will> will = Optional.empty();
@@ -136,7 +137,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         }
         timers.cancel(Connection.ConnectTimeout.INSTANCE);
         phase = Phase.ATTACHING;
-        shard.tell(new ShardRequest.Attach(terms.clientId(), connect.cleanStart(), terms.sessionExpiryInterval(), self));
+        cleanStart = connect.cleanStart();
+        shard.tell(new ShardRequest.Attach(terms.clientId(), cleanStart, terms.sessionExpiryInterval(), self));
         return this;
     }
 
@@ -156,6 +158,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
+        ConnectionLog.connected(settings.connectionMessages(), identity, version, cleanStart, terms.keepAliveSeconds());
         return connection.start(attached.sessionPresent(), terms.connAckProperties());
     }
 

@@ -45,6 +45,8 @@ import java.util.Objects;
  *                              an equal share per shard ({@code pekquitto.partial-packet-budget}); past it, 0x97
  * @param auth                  password file, anonymous access and ACLs ({@code pekquitto.auth})
  * @param store                 where state that outlives the process is kept ({@code pekquitto.store})
+ * @param connectionMessages    a line at INFO for each client's connect and disconnect
+ *                              ({@code pekquitto.log.connection-messages}, Mosquitto's {@code connection_messages})
  */
 public record BrokerSettings(
         int shards,
@@ -69,7 +71,8 @@ public record BrokerSettings(
         int maxConnectSize,
         long partialPacketBudget,
         AuthSettings auth,
-        StoreSettings store) {
+        StoreSettings store,
+        boolean connectionMessages) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;

@@ -80,7 +80,8 @@ public final class SettingsReader {
                     size(config, path("max-connect-size")),
                     partialPacketBudget(config),
                     AuthSettingsReader.read(config, path("auth")),
-                    storeSettings(config));
+                    storeSettings(config),
+                    config.getBoolean(path("log.connection-messages")));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
