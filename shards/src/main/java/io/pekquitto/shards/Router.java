@@ -106,8 +106,10 @@ final class Router {
             deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
             return;
         }
-        var relay = covered ? null : persistence.relay(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
-        forward(member.shard(), new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter(), relay));
+        var relay = covered ? null
+                : persistence.relay(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
+        forward(member.shard(),
+                new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter(), relay));
     }
 
     /** A message of a shared subscription whose member is gone (session ended, or moved): another member gets it. */

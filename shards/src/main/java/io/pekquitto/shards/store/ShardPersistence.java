@@ -18,8 +18,8 @@ import java.util.function.LongSupplier;
  * What one shard writes to the {@link Store} and reads back: the retained messages published on this
  * shard (every shard keeps a copy of all of them; the one a message was published on writes it), and
  * its persistent sessions through its {@link #journal()}, which also reads back the queued messages
- * that wait in the store alone (after waiting for the writer, if it is behind). A turn's writes go out together at
- * {@link #flush()}: one numbered batch. With {@code durability = fsync} it goes to the shard's
+ * that wait in the store alone (after waiting for the writer, if it is behind). A turn's writes go out
+ * together at {@link #flush()}: one numbered batch. With {@code durability = fsync} it goes to the shard's
  * {@link StoreWriter} thread, which writes and syncs it (with the batches handed over meanwhile) and
  * tells the shard the number of the last one written, so the shard never waits for the disk; with
  * {@code batch}, where a write only hands the log to the operating system, it is written at once, on
