@@ -24,6 +24,8 @@ public final class Main {
 
     /** Read by logback.xml as the level of {@code io.pekquitto}; the environment variable works too. */
     static final String LOG_LEVEL_PROPERTY = "PEKQUITTO_LOG_LEVEL";
+    /** {@code text} (the default: logback.xml) or {@code json} (logback-json.xml); the environment variable works too. */
+    static final String LOG_FORMAT_PROPERTY = "PEKQUITTO_LOG_FORMAT";
 
     private Main() {}
 
@@ -51,6 +53,9 @@ public final class Main {
                 return 0;
             }
             settings = commandLine.settings(System.getProperties());
+            var logFormat = System.getProperty(LOG_FORMAT_PROPERTY, System.getenv(LOG_FORMAT_PROPERTY));
+            checkLogFormat(logFormat);
+            if ("json".equals(logFormat)) System.setProperty("logback.configurationFile", "logback-json.xml");
         } catch (ConfigurationException e) {
             err.println("pekquitto: " + e.getMessage());
             err.println("Use -h to see usage.");
@@ -84,6 +89,13 @@ public final class Main {
         out.println("pekquitto: the configuration is valid"
                 + commandLine.configFile().map(file -> " (" + file + ")").orElse(" (the built-in defaults)"));
         return 0;
+    }
+
+    /** Before the first logger, which configures Logback: an unknown format is refused, never ignored. */
+    static void checkLogFormat(String format) {
+        if (format != null && !format.equals("text") && !format.equals("json")) {
+            throw new ConfigurationException(LOG_FORMAT_PROPERTY + " must be text or json, not " + format);
+        }
     }
 
     /** The version in the runnable jar's manifest; "dev" when run from classes. */

@@ -1,8 +1,10 @@
 package io.pekquitto.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.shards.settings.ConfigurationException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -108,5 +110,14 @@ class MainTest {
 
         assertEquals(1, run("--test-config", "-c", file.toString()));
         assertTrue(err().startsWith("pekquitto: ") && err().contains(missing.toString()), err());
+    }
+
+    @Test
+    void anUnknownLogFormatIsRefusedBeforeAnyLogger() {
+        Main.checkLogFormat(null);
+        Main.checkLogFormat("text");
+        Main.checkLogFormat("json");
+        var refused = assertThrows(ConfigurationException.class, () -> Main.checkLogFormat("xml"));
+        assertEquals("PEKQUITTO_LOG_FORMAT must be text or json, not xml", refused.getMessage());
     }
 }

@@ -132,6 +132,35 @@ class RunnableJarIT {
         }
     }
 
+    @Test
+    void withTheJsonFormatEachLogLineIsAJsonObject() throws Exception {
+        int port;
+        try (var probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        var stderr = dir.resolve("json-stderr");
+        var builder = new ProcessBuilder(RunnableJar.java(), "-jar", RunnableJar.path(), "-p", String.valueOf(port))
+                .directory(dir.toFile()).redirectOutput(dir.resolve("json-stdout").toFile()).redirectError(stderr.toFile());
+        builder.environment().put("PEKQUITTO_LOG_FORMAT", "json");
+        var process = builder.start();
+        try (var socket = connectWithin(port, 30_000, process, stderr)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(CONNECT_3_1_1);
+            assertArrayEquals(CONNACK_ACCEPTED, socket.getInputStream().readNBytes(CONNACK_ACCEPTED.length));
+        } finally {
+            process.destroy();
+            process.waitFor(10, TimeUnit.SECONDS);
+            process.destroyForcibly();
+        }
+        var lines = Files.readAllLines(stderr).stream().filter(line -> !line.isBlank()).toList();
+        assertTrue(lines.stream().anyMatch(line -> line.contains("listening on [127.0.0.1:" + port + "]")), String.join("\n", lines));
+        assertTrue(lines.stream().anyMatch(line -> line.contains("New client connected from")), String.join("\n", lines));
+        for (var line : lines) {
+            assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains("\"level\":\"") && line.contains("\"formattedMessage\":\""),
+                    line);
+        }
+    }
+
     private static Socket connectWithin(int port, long millis, Process broker, Path stderr)
             throws IOException, InterruptedException {
         var deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
