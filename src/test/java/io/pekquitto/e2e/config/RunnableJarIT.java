@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,6 +30,8 @@ class RunnableJarIT {
 
     @TempDir
     Path dir;
+    /** The port of the jar {@link #jarOnFreePort} started last. */
+    private int jarPort;
 
     private int processes;
 
@@ -115,18 +118,10 @@ class RunnableJarIT {
 
     @Test
     void jarListensOnThePortGivenWithP() throws Exception {
-        int port;
-        try (var probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
         var stderr = dir.resolve("broker-stderr");
-        var process = new ProcessBuilder(RunnableJar.java(), "-jar", RunnableJar.path(), "-p", String.valueOf(port))
-                .redirectOutput(dir.resolve("broker-stdout").toFile()).redirectError(stderr.toFile()).start();
-        try (var socket = connectWithin(port, 30_000, process, stderr)) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(CONNECT_3_1_1);
-
-            assertArrayEquals(CONNACK_ACCEPTED, socket.getInputStream().readNBytes(CONNACK_ACCEPTED.length));
+        var process = jarOnFreePort(Map.of(), stderr);
+        try {
+            connectOnce(process, stderr);
         } finally {
             process.destroyForcibly();
         }
@@ -134,30 +129,41 @@ class RunnableJarIT {
 
     @Test
     void withTheJsonFormatEachLogLineIsAJsonObject() throws Exception {
-        int port;
-        try (var probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
         var stderr = dir.resolve("json-stderr");
-        var builder = new ProcessBuilder(RunnableJar.java(), "-jar", RunnableJar.path(), "-p", String.valueOf(port))
-                .directory(dir.toFile()).redirectOutput(dir.resolve("json-stdout").toFile()).redirectError(stderr.toFile());
-        builder.environment().put("PEKQUITTO_LOG_FORMAT", "json");
-        var process = builder.start();
-        try (var socket = connectWithin(port, 30_000, process, stderr)) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(CONNECT_3_1_1);
-            assertArrayEquals(CONNACK_ACCEPTED, socket.getInputStream().readNBytes(CONNACK_ACCEPTED.length));
+        var process = jarOnFreePort(Map.of("PEKQUITTO_LOG_FORMAT", "json"), stderr);
+        try {
+            connectOnce(process, stderr);
         } finally {
             process.destroy();
             process.waitFor(10, TimeUnit.SECONDS);
             process.destroyForcibly();
         }
         var lines = Files.readAllLines(stderr).stream().filter(line -> !line.isBlank()).toList();
-        assertTrue(lines.stream().anyMatch(line -> line.contains("listening on [127.0.0.1:" + port + "]")), String.join("\n", lines));
+        assertTrue(lines.stream().anyMatch(line -> line.contains("listening on [127.0.0.1:")), String.join("\n", lines));
         assertTrue(lines.stream().anyMatch(line -> line.contains("New client connected from")), String.join("\n", lines));
         for (var line : lines) {
-            assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains("\"level\":\"") && line.contains("\"formattedMessage\":\""),
-                    line);
+            assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains("\"level\":\"")
+                    && line.contains("\"formattedMessage\":\""), line);
+        }
+    }
+
+    /** The jar on a free port given with {@code -p}, in the test's directory, with {@code environment} added. */
+    private Process jarOnFreePort(Map<String, String> environment, Path stderr) throws IOException {
+        try (var probe = new ServerSocket(0)) {
+            jarPort = probe.getLocalPort();
+        }
+        var builder = new ProcessBuilder(RunnableJar.java(), "-jar", RunnableJar.path(), "-p", String.valueOf(jarPort))
+                .directory(dir.toFile()).redirectOutput(dir.resolve("stdout").toFile()).redirectError(stderr.toFile());
+        builder.environment().putAll(environment);
+        return builder.start();
+    }
+
+    /** A 3.1.1 CONNECT to the jar started last, which must accept it. */
+    private void connectOnce(Process process, Path stderr) throws IOException, InterruptedException {
+        try (var socket = connectWithin(jarPort, 30_000, process, stderr)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(CONNECT_3_1_1);
+            assertArrayEquals(CONNACK_ACCEPTED, socket.getInputStream().readNBytes(CONNACK_ACCEPTED.length));
         }
     }
 
