@@ -63,3 +63,33 @@ split_configs() {
     fi
   done
 }
+
+# Starts a broker that keeps its state in a store directory, in the background as BROKER_PID, its output
+# appended to OUT/NAME.log: Mosquitto (`persistence true`, its default `autosave_interval 1800` written
+# out) for the name `mosquitto`, else pekquitto (`store.enabled = true`). Arguments: name, port, store
+# directory, JVM options, broker jar, max queued messages per client, seconds until `timeout` stops it.
+# Uses WORK, OUT, MOSQUITTO and JAVA.
+start_persistent_broker() {
+  if [ "$1" = mosquitto ]; then
+    cat >"$WORK/mosquitto.conf" <<CONF
+listener $2 127.0.0.1
+allow_anonymous true
+persistence true
+persistence_location $3/
+autosave_interval 1800
+max_queued_messages $6
+max_inflight_messages 20
+CONF
+    chmod 777 "$3"
+    timeout "$7" "$MOSQUITTO" -c "$WORK/mosquitto.conf" >>"$OUT/$1.log" 2>&1 &
+  else
+    cat >"$WORK/$1.conf" <<CONF
+listeners = [ { host = "127.0.0.1", port = $2 } ]
+max-queued-messages = $6
+store { enabled = true, path = "$3" }
+CONF
+    # shellcheck disable=SC2086  # the options string is split on purpose
+    timeout "$7" "$JAVA" $4 -jar "$5" -c "$WORK/$1.conf" >>"$OUT/$1.log" 2>&1 &
+  fi
+  BROKER_PID=$!
+}

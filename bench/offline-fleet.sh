@@ -59,27 +59,7 @@ trap cleanup EXIT INT TERM
 seq -f "%0${PAYLOAD}.0f" 1 "$MESSAGES" >"$WORK/payloads"  # PAYLOAD bytes each, all different
 
 start_broker() { # name, port, store dir, jvm options, broker jar
-  if [ "$1" = mosquitto ]; then
-    cat >"$WORK/mosquitto.conf" <<CONF
-listener $2 127.0.0.1
-allow_anonymous true
-persistence true
-persistence_location $3/
-autosave_interval 1800
-max_queued_messages $MESSAGES
-CONF
-    chmod 777 "$3"
-    timeout 1200 "$MOSQUITTO" -c "$WORK/mosquitto.conf" >>"$OUT/$1.log" 2>&1 &
-  else
-    cat >"$WORK/$1.conf" <<CONF
-listeners = [ { host = "127.0.0.1", port = $2 } ]
-max-queued-messages = $MESSAGES
-store { enabled = true, path = "$3" }
-CONF
-    # shellcheck disable=SC2086  # the options string is split on purpose
-    timeout 1200 "$JAVA" $4 -jar "$5" -c "$WORK/$1.conf" >>"$OUT/$1.log" 2>&1 &
-  fi
-  BROKER_PID=$!
+  start_persistent_broker "$@" "$MESSAGES" 1200
 }
 
 # The broker's process itself, not its `timeout` wrapper.

@@ -99,20 +99,7 @@ BROKER_TIMEOUT=$(( (${#SCENARIOS[@]} + 2) * (DURATION + 30) + 120 ))
 column_names "$LABELS" ${#CONFIGS[@]}
 
 # Each configuration: its broker jar (a leading `jar=PATH`) and the rest, its JVM options.
-JARS=()
-OPTS=()
-for config in "${CONFIGS[@]}"; do
-  if [[ $config == jar=* ]]; then
-    jar=${config%% *}
-    jar=${jar#jar=}
-    if [[ $config == *" "* ]]; then OPTS+=("${config#* }"); else OPTS+=(""); fi
-    [ -f "$jar" ] || fail "no broker jar $jar"
-    JARS+=("$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")")
-  else
-    JARS+=("$BROKER_JAR")
-    OPTS+=("$config")
-  fi
-done
+split_configs "$BROKER_JAR" "${CONFIGS[@]}"
 
 WORK="$(mktemp -d /tmp/pekquitto-compare.XXXXXX)"
 [ -z "$OUT" ] && OUT="$WORK"
