@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiPredicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -223,7 +222,7 @@ class QueuePagingTest {
 
     @Test
     void withAWriterThreadAReadWaitsForTheWritesItMustSee() {
-        var slow = new SlowStore(store);
+        var slow = new InterceptedStore(store, InterceptedStore.sleeping(50));  // writes take 50 ms
         var behind = new ShardPersistence(Optional.of(slow), nanos::get, wall::get, () -> {}, WINDOW, true, "test-writer",
                 written -> {}, failure -> {});
         try {
@@ -234,31 +233,5 @@ class QueuePagingTest {
         } finally {
             behind.close();
         }
-    }
-
-    /** A store whose writes take 50 ms, as a slow disk's syncs would. */
-    private record SlowStore(MemoryStore kept) implements Store {
-        @Override
-        public void write(StoreBatch batch) {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            kept.write(batch);
-        }
-
-        @Override
-        public Optional<byte[]> get(Keyspace keyspace, byte[] key) {
-            return kept.get(keyspace, key);
-        }
-
-        @Override
-        public void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {
-            kept.scan(keyspace, from, to, entry);
-        }
-
-        @Override
-        public void close() {}
     }
 }

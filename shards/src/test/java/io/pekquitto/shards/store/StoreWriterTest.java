@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiPredicate;
 import org.junit.jupiter.api.Test;
 
 /** The writer thread: batches in order, those handed over during a write go together into the next one. */
@@ -22,34 +20,15 @@ class StoreWriterTest {
     private final CountDownLatch release = new CountDownLatch(1);
 
     /** A store whose first write blocks until released, as a slow fsync would. */
-    private final Store slowStore = new Store() {
-        private final MemoryStore kept = new MemoryStore();
-
-        @Override
-        public void write(StoreBatch batch) {
-            writeSizes.add(batch.writes().size());
-            firstWriteStarted.countDown();
-            try {
-                release.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            kept.write(batch);
+    private final Store slowStore = new InterceptedStore(batch -> {
+        writeSizes.add(batch.writes().size());
+        firstWriteStarted.countDown();
+        try {
+            release.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-
-        @Override
-        public Optional<byte[]> get(Keyspace keyspace, byte[] key) {
-            return kept.get(keyspace, key);
-        }
-
-        @Override
-        public void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {
-            kept.scan(keyspace, from, to, entry);
-        }
-
-        @Override
-        public void close() {}
-    };
+    });
 
     private static List<StoreBatch.Write> batch(String... keys) {
         var batch = new StoreBatch();
@@ -78,23 +57,9 @@ class StoreWriterTest {
     @Test
     void aFailedWriteIsReportedAndNothingAfterItIsWritten() throws Exception {
         var failure = new AtomicReference<StoreException>();
-        var fullDisk = new Store() {
-            @Override
-            public void write(StoreBatch batch) {
-                throw new StoreException("disk full", null);
-            }
-
-            @Override
-            public Optional<byte[]> get(Keyspace keyspace, byte[] key) {
-                return Optional.empty();
-            }
-
-            @Override
-            public void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {}
-
-            @Override
-            public void close() {}
-        };
+        var fullDisk = new InterceptedStore(batch -> {
+            throw new StoreException("disk full", null);
+        });
         var failing = new StoreWriter(fullDisk, "failing-writer", written::add, failure::set);
         try {
             failing.submit(batch("a"), 1);
