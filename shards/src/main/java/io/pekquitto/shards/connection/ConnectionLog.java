@@ -20,7 +20,7 @@ final class ConnectionLog {
 
     static void connected(boolean enabled, ClientIdentity client, ProtocolVersion version, boolean cleanStart,
                           int keepAlive) {
-        if (!(enabled ? LOG.isInfoEnabled() : LOG.isDebugEnabled())) return;
+        if (!isOn(enabled)) return;
         var line = "New client connected from " + address(client) + " as " + client.clientId() + " (p" + level(version)
                 + ", c" + (cleanStart ? 1 : 0) + ", k" + keepAlive
                 + client.username().map(user -> ", u'" + user + "'").orElse("") + ").";
@@ -29,8 +29,13 @@ final class ConnectionLog {
 
     /** {@code why}: what ended it, e.g. "client DISCONNECT", "connection lost", "keep-alive timeout". */
     static void disconnected(boolean enabled, ClientIdentity client, String why) {
-        if (!(enabled ? LOG.isInfoEnabled() : LOG.isDebugEnabled())) return;
+        if (!isOn(enabled)) return;
         write(enabled, "Client " + client.clientId() + " [" + address(client) + "] disconnected: " + why + ".");
+    }
+
+    /** Whether a line would be written: at INFO when {@code enabled}, else at DEBUG. */
+    private static boolean isOn(boolean enabled) {
+        return enabled ? LOG.isInfoEnabled() : LOG.isDebugEnabled();
     }
 
     private static void write(boolean enabled, String line) {

@@ -3,7 +3,6 @@ package io.pekquitto.shards.session;
 import io.pekquitto.protocol.QoS;
 import java.util.ArrayDeque;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -98,13 +97,12 @@ final class QueuedMessages {
 
     /**
      * Reads up to {@code atMost} spilled messages back into memory; a QoS 0 message to drop goes to
-     * {@code dropped} instead. {@code heldElsewhere}: the sequence numbers the session holds outside
-     * the queue, which the journal also has.
+     * {@code dropped} instead. {@code held}: the sequence numbers the session holds outside the queue,
+     * which the journal also has; the queue's own are added to it.
      */
-    void read(SessionJournal journal, String clientId, int atMost, Set<Long> heldElsewhere, Consumer<Queued> dropped) {
+    void read(SessionJournal journal, String clientId, int atMost, Set<Long> held, Consumer<Queued> dropped) {
         int count = Math.min(spilled(), atMost);
         if (count <= 0) return;
-        var held = new HashSet<>(heldElsewhere);
         for (var queued : inMemory()) held.add(queued.seq());
         var read = journal.readQueued(clientId, spilled.from, count, held::contains);
         for (var stored : read) {
