@@ -1,7 +1,6 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.auth.Security;
-import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardEnvironment;
@@ -19,7 +18,6 @@ import io.pekquitto.shards.session.ReleaseDraining;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionEffect;
 import io.pekquitto.shards.session.Sessions;
-import io.pekquitto.shards.session.SubscriptionEntry;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.store.Durability;
 import io.pekquitto.shards.store.ShardPersistence;
@@ -28,7 +26,6 @@ import io.pekquitto.shards.store.StoreException;
 import io.pekquitto.shards.tcp.ListenerTls;
 import io.pekquitto.shards.tcp.ShardSockets;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -56,6 +53,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *   <li>{@link ReleaseDraining}: deliveries in transit when a connection lets its session go;
  *   <li>{@link TopicRoutes} and {@link SubscriberDeliveries}: where a topic goes, one message per client;
  *   <li>{@link RetainedMessages}: the retained messages and what a new subscription gets of them;
+ *   <li>{@link ShardSubscriptions}: SUBSCRIBE and UNSUBSCRIBE, announced to the peers;
  *   <li>{@link ShardPersistence}: what this shard writes to the store, a batch per turn, and reads at start;
  *   <li>the mesh: {@link DataPlane} (batched forwards with credits), {@link PublisherThrottle}
  *       (back-pressure), {@link Barriers} (a SUBACK waits until every peer routes the new filter).
@@ -130,6 +128,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final ShardSessions shardSessions;
     /** The turn's writes, and what waits for them. */
     private final DurableTurns turns;
+    private final ShardSubscriptions subscriptions;
     private boolean flushScheduled;
     private long connectionSequence;
 
@@ -166,6 +165,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.sessions = new Sessions<>(this::newSession, persistence.journal());
         this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
         this.turns = new DurableTurns(persistence, mesh);
+        this.subscriptions = new ShardSubscriptions(sessions, routes, retained, mesh, router);
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
         var all = shards.get();
@@ -318,38 +318,12 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     // ---- subscriptions
 
     private Behavior<ShardMessage> onSubscribe(ShardRequest.Subscribe subscribe) {
-        var subscriptions = sessions.subscriptionsOf(subscribe.clientId());
-        var retainedToSend = new ArrayList<Message>();
-        if (subscriptions != null) {
-            long now = now();
-            for (var request : subscribe.requests()) {
-                var entry = new SubscriptionEntry(request.options(), request.subscriptionIdentifier());
-                var subscribed = routes.subscribe(subscribe.clientId(), request.topicFilter(), entry);
-                mesh.announce(subscribed.announce());
-                subscriptions.put(request.topicFilter(), entry);
-                retainedToSend.addAll(retained.forSubscription(request, subscribed.previous().isEmpty(), now));
-            }
-        }
-        sessions.subscriptionsChanged(subscribe.clientId());
-        var reply = new Connection.Subscribed(subscribe.packetId(), subscribe.reasons(), retainedToSend);
-        mesh.afterPeersApplied(() -> {
-            router.flushTo(subscribe.replyTo());
-            subscribe.replyTo().tell(reply);
-        });
+        subscriptions.subscribe(subscribe, now());
         return this;
     }
 
     private Behavior<ShardMessage> onUnsubscribe(ShardRequest.Unsubscribe unsubscribe) {
-        var subscriptions = sessions.subscriptionsOf(unsubscribe.clientId());
-        var reasons = new ArrayList<ReasonCode>(unsubscribe.topicFilters().size());
-        for (var filter : unsubscribe.topicFilters()) {
-            boolean existed = subscriptions != null && subscriptions.remove(filter) != null;
-            if (existed) mesh.announce(routes.unsubscribe(unsubscribe.clientId(), filter));
-            reasons.add(existed ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED);
-        }
-        sessions.subscriptionsChanged(unsubscribe.clientId());
-        router.flushTo(unsubscribe.replyTo());  // deliveries routed before the UNSUBSCRIBE go before its UNSUBACK
-        unsubscribe.replyTo().tell(new Connection.Unsubscribed(unsubscribe.packetId(), reasons));
+        subscriptions.unsubscribe(unsubscribe);
         return this;
     }
 

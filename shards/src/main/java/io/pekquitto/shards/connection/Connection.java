@@ -90,10 +90,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private enum CongestionTimeout implements Command { INSTANCE }
 
-    private enum IdleCheck implements Command { INSTANCE }
+    /** The parking timer ({@link Parking}). */
+    enum IdleCheck implements Command { INSTANCE }
 
     /** Sent to itself as it starts parking: when it comes, everything told before has been handled. */
-    private enum ParkNow implements Command { INSTANCE }
+    enum ParkNow implements Command { INSTANCE }
 
     /** How long a congested client may hold publishers back before it counts as stuck. */
     static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
@@ -115,9 +116,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private boolean closed;
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}, bouncing deliveries. */
     private boolean released;
-    /** When the client last sent a packet or was sent a message: parking waits for a quiet grace period. */
-    private long lastActivity;
-    private boolean parked;
+    private final Parking parking;
 
     /** A new connection: the handshake first ({@link ConnectionHandshake}). */
     public static Behavior<Command> create(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
@@ -153,7 +152,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.inbound = state.inbound;
         this.window = state.window;
         this.requests = new ClientRequests(environment, state, shard, self, packets);
-        this.lastActivity = clock.getAsLong();
+        this.parking = new Parking(settings.parking(), timers, clock, self, context.getSelf(), shard);
     }
 
     @Override
@@ -197,7 +196,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private void startTimers() {
         var keepAlive = state.keepAlive;
         if (keepAlive.isEnabled()) timers.startSingleTimer(KeepAliveCheck.INSTANCE, keepAlive.untilExpiry(clock.getAsLong()));
-        if (settings.parking().enabled()) timers.startSingleTimer(IdleCheck.INSTANCE, settings.parking().idleGrace());
+        parking.start();
     }
 
     // ---- transport
@@ -205,8 +204,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onBytesReceived(BytesReceived received) {
         if (closed) return this;
         packets.feed(received.bytes());
-        lastActivity = clock.getAsLong();
-        state.keepAlive.packetReceived(lastActivity);
+        state.keepAlive.packetReceived(parking.activity());
         writer.cork();  // the acknowledgements of a whole chunk go out in one write
         var next = readPackets();
         writer.uncork();
@@ -310,7 +308,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onDeliver(Deliver deliver) {
         if (!closed) {
-            lastActivity = clock.getAsLong();
+            parking.activity();
             writer.cork();
             return deliverAll(deliver.messages());
         }
@@ -369,35 +367,13 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return this;
     }
 
-    /** Quiet for the grace period, with nothing in flight, buffered or half read: park. */
     private Behavior<Command> onIdleCheck() {
-        if (closed) return this;
-        var grace = settings.parking().idleGrace();
-        long quietFor = clock.getAsLong() - lastActivity;
-        if (quietFor < grace.toNanos()) {
-            timers.startSingleTimer(IdleCheck.INSTANCE, grace.minusNanos(quietFor));
-            return this;
-        }
-        if (!isQuiet()) {
-            timers.startSingleTimer(IdleCheck.INSTANCE, grace);
-            return this;
-        }
-        self.hold();  // from now on, what is told waits in the ref; ParkNow comes after all told before
-        getContext().getSelf().tell(ParkNow.INSTANCE);
+        if (!closed) parking.idleCheck(isQuiet());
         return this;
     }
 
     private Behavior<Command> onParkNow() {
-        var toldMeanwhile = self.endHold();
-        if (closed || !toldMeanwhile.isEmpty() || !isQuiet()) {
-            toldMeanwhile.forEach(getContext().getSelf()::tell);  // no park: handled here, in order
-            if (!closed) timers.startSingleTimer(IdleCheck.INSTANCE, settings.parking().idleGrace());
-            return this;
-        }
-        self.park(state);
-        shard.tell(new ShardRequest.Parked(self));
-        parked = true;
-        return Behaviors.stopped();
+        return parking.parkNow(state, closed, isQuiet()) ? Behaviors.stopped() : this;
     }
 
     private boolean isQuiet() {
@@ -437,7 +413,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onPostStop() {
-        if (!parked) state.transport.close();  // a parked connection keeps its socket
+        if (!parking.isParked()) state.transport.close();  // a parked connection keeps its socket
         packets.release();
         return this;
     }
