@@ -91,6 +91,13 @@ public final class RunnableJar implements AutoCloseable {
         delete(dir);
     }
 
+    /** Sends SIGTERM and waits for the broker to exit; returns its exit status. The log stays readable until {@link #close}. */
+    public int terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) fail("pekquitto did not exit within " + STOP_TIMEOUT);
+        return process.exitValue();
+    }
+
     /** Kills the broker with SIGKILL: no shutdown hook, nothing flushed, as in a crash. */
     public void kill() throws InterruptedException {
         process.destroyForcibly().waitFor();

@@ -11,7 +11,9 @@ import io.pekquitto.shards.tcp.TlsFiles;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
 
 /**
  * The standalone broker: {@code java -jar pekquitto.jar [-c FILE] [-p PORT] [-v] [-h] [--version] [--test-config]}.
@@ -107,7 +109,9 @@ public final class Main {
         // Only now: Logback configures itself at the first logger, and -v must be set before that.
         var log = LoggerFactory.getLogger(Main.class);
         var broker = Pekquitto.start(settings);
-        Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "pekquitto-shutdown"));
+        // SIGTERM and SIGINT shut the broker down gracefully, and main then exits 0: as a JVM shutdown hook
+        // the same work would end in exit status 143. Other exits still run Pekko's own hook.
+        for (var name : List.of("TERM", "INT")) Signal.handle(new Signal(name), signal -> stopOnSignal(broker, log, name));
         var addresses = broker.boundAddresses();
         for (int i = 0; i < addresses.size(); i++) {
             var address = addresses.get(i);
@@ -120,6 +124,11 @@ public final class Main {
                     + "with a host (e.g. listeners = [{ host = \"0.0.0.0\", port = 1883 }]) and authentication.");
         }
         broker.awaitTermination();
+    }
+
+    private static void stopOnSignal(Pekquitto broker, Logger log, String signal) {
+        log.info("SIG{} received: shutting down", signal);
+        new Thread(broker::close, "pekquitto-shutdown").start();  // the signal's thread is not kept waiting
     }
 
     /** Who may connect and what they may do, in one line: what an operator checks first. */

@@ -8,6 +8,7 @@ import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.OperationsSettings;
 import io.pekquitto.shards.settings.ParkingSettings;
 import io.pekquitto.shards.settings.Placement;
 import io.pekquitto.shards.settings.SettingsReader;
@@ -114,7 +115,8 @@ class ConfigFileTest {
                 new AuthSettings(Optional.of(Path.of("/etc/pekquitto/passwd")), false, Optional.empty(),
                         List.of("user alice", "topic readwrite home/#")),
                 new StoreSettings(true, Path.of("data"), Durability.BATCH),  // the runnable broker's default
-                true);
+                true, new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
+                        new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)));
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

@@ -10,6 +10,7 @@ import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.OperationsSettings;
 import io.pekquitto.shards.settings.ParkingSettings;
 import io.pekquitto.shards.settings.Placement;
 import io.pekquitto.shards.settings.SettingsReader;
@@ -49,7 +50,9 @@ class ConfigLoaderTest {
                 Placement.ROUND_ROBIN, 0, true, "", SlowSubscriberPolicy.QUEUE,
                 new ParkingSettings(true, Duration.ofSeconds(30)), 16_384, Runtime.getRuntime().maxMemory() / 4,
                 new AuthSettings(Optional.empty(), true, Optional.empty(), List.of()),
-                new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH), true);
+                new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH), true,
+                new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
+                        new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)));
     }
 
     @Test

@@ -10,10 +10,15 @@ import io.pekquitto.shards.store.Store;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -22,8 +27,10 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The broker's guardian: spawns one {@link Shard} per configured shard, each on its own single-thread
@@ -41,6 +48,20 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     /** The bound address of each listener in configuration order, or why binding failed. */
     public record Bound(List<InetSocketAddress> addresses, Optional<String> failure, ShardCounts counts) {}
 
+    /**
+     * Shuts the broker down gracefully and stops it: the listeners close, every client is disconnected
+     * (DISCONNECT 0x8B to MQTT 5 clients, parked ones too) and gives its session back, the store is
+     * flushed and closed; then {@code replyTo} hears {@link Done}. Past {@code shutdown-timeout} the
+     * broker stops without waiting for the rest. The broker sends it itself from its actor system's
+     * CoordinatedShutdown (phase {@code service-requests-done}).
+     */
+    public record Shutdown(ActorRef<Done> replyTo) implements Command {}
+
+    /** From a shard: none of its connections is left. */
+    record ShardDrained(int index) implements Command {}
+
+    private enum ShutdownTimedOut implements Command { INSTANCE }
+
     /** From a {@link TcpListener}: it is bound. */
     record ListenerBound(int index, InetSocketAddress address) implements Command {}
 
@@ -53,6 +74,12 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private final ShardCounts counts;
     private final InetSocketAddress[] boundAddresses;
     private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
+    private final List<org.apache.pekko.actor.ActorRef> listeners = new ArrayList<>();
+    private final TimerScheduler<Command> timers;
+    /** Who waits for the shutdown to end; empty until it starts. */
+    private final List<ActorRef<Done>> waitingForShutdown = new ArrayList<>();
+    private final Set<Integer> drainedShards = new HashSet<>();
+    private final Cancellable shutdownTask;
     private Optional<String> bindFailure = Optional.empty();
     private int listenersBound;
 
@@ -123,12 +150,14 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     public static Behavior<Command> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         var store = settings.store().open();
-        return Behaviors.setup(context -> new Broker(context, settings, security, store, aroundShard));
+        return Behaviors.setup(context -> Behaviors.withTimers(
+                timers -> new Broker(context, timers, settings, security, store, aroundShard)));
     }
 
-    private Broker(ActorContext<Command> context, BrokerSettings settings, Security security, Optional<Store> store,
-                   UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+    private Broker(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
+                   Security security, Optional<Store> store, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         super(context);
+        this.timers = timers;
         this.store = store;
         this.settings = settings;
         this.counts = new ShardCounts(settings.shards());
@@ -150,22 +179,64 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
             // the shard's thread, and an accept reaches the shard without changing threads.
             var props = TcpListener.props(i, settings.listeners().get(i), placement, context.getSelf())
                     .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
-            Adapter.actorOf(context, props, "listener-" + i);
+            listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }
+        this.shutdownTask = shutDownWithTheSystem(context, settings.operations().shutdownTimeout());
+    }
+
+    /** The actor system's CoordinatedShutdown (SIGTERM, or the embedder's own) shuts the broker down first. */
+    private static Cancellable shutDownWithTheSystem(ActorContext<Command> context, Duration timeout) {
+        var self = context.getSelf();
+        var system = context.getSystem();
+        return CoordinatedShutdown.get(system).addCancellableTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
+                "pekquitto-shutdown-" + self.path().name(),
+                () -> AskPattern.ask(self, Shutdown::new, timeout, system.scheduler()).exceptionally(stopped -> Done.done()));
     }
 
     @Override
     public Receive<Command> createReceive() {
         return newReceiveBuilder()
                 // After the shards: a parent stops once its children have, so no shard writes any more.
-                .onSignal(PostStop.class, signal -> {
-                    store.ifPresent(Store::close);
-                    return this;
-                })
+                .onSignal(PostStop.class, signal -> onPostStop())
+                .onMessage(Shutdown.class, this::onShutdown)
+                .onMessage(ShardDrained.class, this::onShardDrained)
+                .onMessageEquals(ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
                 .onMessage(ListenerBound.class, this::onListenerBound)
                 .onMessage(ListenerFailed.class, this::onListenerFailed)
                 .build();
+    }
+
+    private Behavior<Command> onPostStop() {
+        store.ifPresent(Store::close);
+        shutdownTask.cancel();
+        if (!waitingForShutdown.isEmpty()) getContext().getLog().info("pekquitto stopped");
+        waitingForShutdown.forEach(replyTo -> replyTo.tell(Done.done()));
+        return this;
+    }
+
+    /** Listeners closed, then every shard disconnects its clients; the broker stops when all are done. */
+    private Behavior<Command> onShutdown(Shutdown shutdown) {
+        waitingForShutdown.add(shutdown.replyTo());
+        if (waitingForShutdown.size() > 1) return this;  // already under way
+        var timeout = settings.operations().shutdownTimeout();
+        getContext().getLog().info("Shutting down: disconnecting {} clients (at most {})", counts.connectionsTotal(), timeout);
+        listeners.forEach(listener -> listener.tell(TcpListener.Unbind.INSTANCE, org.apache.pekko.actor.ActorRef.noSender()));
+        shards.forEach(shard -> shard.tell(new Shard.ShutDown(getContext().getSelf())));
+        // Most of the timeout for the clients; the rest for the shards and the store to stop.
+        timers.startSingleTimer(ShutdownTimedOut.INSTANCE, timeout.multipliedBy(3).dividedBy(4));
+        return this;
+    }
+
+    private Behavior<Command> onShardDrained(ShardDrained drained) {
+        drainedShards.add(drained.index());
+        return drainedShards.size() < shards.size() ? this : Behaviors.stopped();
+    }
+
+    private Behavior<Command> onShutdownTimedOut() {
+        getContext().getLog().warn("Shutting down: {} clients still connected after {}, stopping without them",
+                counts.connectionsTotal(), settings.operations().shutdownTimeout().multipliedBy(3).dividedBy(4));
+        return Behaviors.stopped();
     }
 
     private Behavior<Command> onGetBoundAddresses(GetBoundAddresses get) {

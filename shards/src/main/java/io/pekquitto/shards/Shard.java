@@ -41,6 +41,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.io.TcpMessage;
 
 /**
  * A shard: one single-thread dispatcher that owns a set of client sessions, their subscriptions, a copy
@@ -81,6 +82,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     /** Control plane: a message from shard {@code from}, in send order per pair. */
     public record Control(int from, ControlMessage message) implements Command {}
+
+    /** From the Broker: the broker shuts down; each connection is told, and the broker hears when none is left. */
+    public record ShutDown(ActorRef<Broker.Command> replyTo) implements Command {}
 
     private record ConnectionStopped(ConnectionRef connection, ActorRef<Connection.Command> actor) implements Command {}
 
@@ -129,6 +133,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** The turn's writes, and what waits for them. */
     private final DurableTurns turns;
     private final ShardSubscriptions subscriptions;
+    private final ShardShutdown shutdown = new ShardShutdown();
     private boolean flushScheduled;
     private long connectionSequence;
 
@@ -197,6 +202,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(Control.class, this::onControl)
                 .onMessageEquals(Flush.INSTANCE, this::onFlush)
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
+                .onMessage(ShutDown.class, this::onShutDown)
                 .onMessage(ShardRequest.Parked.class, parked -> {
                     this.parked.parked(mesh.index(), parked.connection());
                     return this;
@@ -234,6 +240,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     // ---- connections
 
     private Behavior<ShardMessage> onAccept(Accept accept) {
+        if (shutdown.isShuttingDown()) {  // accepted before the listener closed: not served
+            accept.socket().tell(TcpMessage.close(), org.apache.pekko.actor.ActorRef.noSender());
+            return connectionGone();
+        }
         var connection = new ConnectionRef(resumer);
         connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote()), connection));
         sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls()),
@@ -256,7 +266,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private ActorRef<Connection.Command> spawn(Behavior<Connection.Command> behavior, ConnectionRef connection) {
-        var actor = getContext().spawn(behavior, "connection-" + (++connectionSequence), DispatcherSelector.sameAsParent());
+        var actor = getContext().spawn(behavior, ShardShutdown.CONNECTION_PREFIX + (++connectionSequence),
+                DispatcherSelector.sameAsParent());
         getContext().watchWith(actor, new ConnectionStopped(connection, actor));
         return actor;
     }
@@ -303,11 +314,22 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private Behavior<ShardMessage> onConnectionStopped(ConnectionStopped stopped) {
         var connection = stopped.connection();
         if (!connection.isServedBy(stopped.actor())) return this;  // it parked, or a later actor serves it
-        counts.connections().decrementAndGet(mesh.index());
         relieve(connection);
         router.takeUnsent(connection);
         finishDraining(connection);  // if it failed before draining: what it bounced is kept
-        return perform(sessions.connectionStopped(connection, now()));
+        perform(sessions.connectionStopped(connection, now()));
+        return connectionGone();
+    }
+
+    private Behavior<ShardMessage> connectionGone() {
+        shutdown.connectionGone(mesh.index(), counts.connections().decrementAndGet(mesh.index()));
+        return this;
+    }
+
+    private Behavior<ShardMessage> onShutDown(ShutDown shutDown) {
+        shutdown.start(shutDown.replyTo(), getContext().getChildren(), sessions.connections());
+        shutdown.connectionGone(mesh.index(), counts.connections().get(mesh.index()));  // none to wait for
+        return this;
     }
 
     private Behavior<ShardMessage> perform(List<SessionEffect<ConnectionRef>> effects) {

@@ -15,6 +15,11 @@ public record ShardCounts(AtomicIntegerArray connections, AtomicIntegerArray par
         this(new AtomicIntegerArray(shards), new AtomicIntegerArray(shards));
     }
 
+    /** Connections on every shard, parked ones included. */
+    public int connectionsTotal() {
+        return sum(connections);
+    }
+
     /** Parked connections on every shard. */
     public int parkedTotal() {
         return sum(parked);

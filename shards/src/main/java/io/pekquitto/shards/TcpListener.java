@@ -23,6 +23,9 @@ final class TcpListener extends AbstractActor {
     /** Connections accepted per ResumeAccepting: bounds how many a storm of connects queues in this actor. */
     private static final int ACCEPT_BATCH = 16;
 
+    /** From the broker as it shuts down: close the listening socket, accept no more. */
+    enum Unbind { INSTANCE }
+
     private final int index;
     private final ListenerSettings settings;
     private final ShardPlacement placement;
@@ -75,6 +78,10 @@ final class TcpListener extends AbstractActor {
                             + ": " + failed.causedByString()));
                     getContext().stop(getSelf());
                 })
+                .matchEquals(Unbind.INSTANCE, unbind -> {
+                    if (listener != null) listener.tell(TcpMessage.unbind(), getSelf());
+                })
+                .match(Tcp.Unbound.class, unbound -> getContext().stop(getSelf()))
                 .match(Tcp.Connected.class, connected -> {
                     placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(), tls));
                     if (--acceptsLeft == 0) resumeAccepting();

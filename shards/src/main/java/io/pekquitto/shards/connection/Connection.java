@@ -83,6 +83,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: another connection claimed this client id ([MQTT-3.1.4-3]). */
     public enum TakenOver implements Command { INSTANCE }
 
+    /** From the shard: the broker is shutting down; a parked connection is resumed to hear it. */
+    public enum ServerShuttingDown implements Command { INSTANCE }
+
     /** Is the Keep Alive over? From the connection's timer, or from the shard for a parked connection. */
     public enum KeepAliveCheck implements Command { INSTANCE }
 
@@ -117,6 +120,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}, bouncing deliveries. */
     private boolean released;
     private final Parking parking;
+    /** A persistent session kept in a durable store: it is there again after a restart. */
+    private final boolean sessionOutlivesBroker;
 
     /** A new connection: the handshake first ({@link ConnectionHandshake}). */
     public static Behavior<Command> create(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
@@ -152,6 +157,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.inbound = state.inbound;
         this.window = state.window;
         this.requests = new ClientRequests(environment, state, shard, self, packets);
+        this.sessionOutlivesBroker = environment.durableAcks() && state.sessionExpiryInterval > 0;
         this.parking = new Parking(settings.parking(), timers, clock, self, context.getSelf(), shard);
     }
 
@@ -170,6 +176,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command instanceof Subscribed subscribed) return onSubscribed(subscribed);
         if (command instanceof Unsubscribed unsubscribed) return onUnsubscribed(unsubscribed);
         if (command == TakenOver.INSTANCE) return onTakenOver();
+        if (command == ServerShuttingDown.INSTANCE) return onServerShuttingDown();
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
         if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
         if (command == IdleCheck.INSTANCE) return onIdleCheck();
@@ -353,6 +360,22 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** [MQTT-3.1.4-3] another connection claimed the client id. */
     private Behavior<Command> onTakenOver() {
         return closed ? this : disconnect(ReasonCode.SESSION_TAKEN_OVER, "another connection took over the session");
+    }
+
+    /**
+     * DISCONNECT 0x8B to an MQTT 5 client, a plain close for 3.1.1. The will is published unless the
+     * session outlives the broker in the store: its client comes back after the restart (3.1.2.5: the
+     * will is for a connection that failed, not for a broker that stopped).
+     */
+    private Behavior<Command> onServerShuttingDown() {
+        if (closed) return this;
+        ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "by the broker, SERVER_SHUTTING_DOWN");
+        if (state.version.hasProperties()) writer.accept(new Disconnect(ReasonCode.SERVER_SHUTTING_DOWN, Properties.NONE));
+        return end(!sessionOutlivesBroker);
+    }
+
+    boolean sessionOutlivesBroker() {
+        return sessionOutlivesBroker;
     }
 
     // ---- timers and parking

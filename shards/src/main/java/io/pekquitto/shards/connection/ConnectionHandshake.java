@@ -41,6 +41,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private final ConnectionRef self;
     private final InetSocketAddress remote;
     private final TimerScheduler<Connection.Command> timers;
+    /** Closed while attaching because the broker shuts down: no will for a session that outlives it. */
+    private boolean shuttingDown;
 
     private Transport transport;
     private PacketSource packets;
@@ -79,6 +81,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         if (command instanceof Connection.Attached attached) return onAttached(attached);
         if (command instanceof Connection.TransportClosed closed) return onTransportClosed(closed);
         if (command == Connection.TakenOver.INSTANCE) return onTakenOver();
+        if (command == Connection.ServerShuttingDown.INSTANCE) return onServerShuttingDown();
         return command == Connection.ConnectTimeout.INSTANCE ? onConnectTimeout() : Behaviors.unhandled();
     }
 
@@ -157,7 +160,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
                 new InboundPublish(settings, version, terms.problemInformation(), acl),
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
-        if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
+        if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(!(shuttingDown && connection.sessionOutlivesBroker()));
         ConnectionLog.connected(settings.connectionMessages(), identity, version, cleanStart, terms.keepAliveSeconds());
         return connection.start(attached.sessionPresent(), terms.connAckProperties());
     }
@@ -173,6 +176,17 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     /** [MQTT-3.1.4-3] another connection claimed the client id before this one got the session: there is none to give back. */
     private Behavior<Connection.Command> onTakenOver() {
         return phase == Phase.AWAITING_CONNECT ? this : closeNow();
+    }
+
+    /** No CONNACK has gone out: the connection closes, and a session on its way goes straight back. */
+    private Behavior<Connection.Command> onServerShuttingDown() {
+        if (phase == Phase.AWAITING_CONNECT) return closeNow();
+        if (phase == Phase.ATTACHING) {
+            phase = Phase.CLOSED_WHILE_ATTACHING;
+            shuttingDown = true;
+            writer.close();
+        }
+        return this;
     }
 
     private Behavior<Connection.Command> onConnectTimeout() {

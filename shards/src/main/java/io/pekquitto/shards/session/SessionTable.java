@@ -229,6 +229,11 @@ final class SessionTable<C> {
         detached(owned, now);
     }
 
+    /** The connections attached to a session held here, live or parked. */
+    List<C> connections() {
+        return List.copyOf(byConnection.keySet());
+    }
+
     /** The connection stopped without releasing its session (it failed): its delivery state is lost. */
     void connectionStopped(C connection, long now) {
         var owned = byConnection.remove(connection);

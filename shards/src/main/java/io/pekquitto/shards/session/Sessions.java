@@ -244,6 +244,11 @@ public final class Sessions<C> {
         table.held(clientId, message);
     }
 
+    /** The connections attached to the sessions held here, live or parked (the shutdown tells each). */
+    public List<C> connections() {
+        return table.connections();
+    }
+
     /** Whether a session of this client is held here. */
     public boolean holds(String clientId) {
         return table.holds(clientId);

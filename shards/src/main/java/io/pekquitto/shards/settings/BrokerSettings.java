@@ -47,6 +47,8 @@ import java.util.Objects;
  * @param store                 where state that outlives the process is kept ({@code pekquitto.store})
  * @param connectionMessages    a line at INFO for each client's connect and disconnect
  *                              ({@code pekquitto.log.connection-messages}, Mosquitto's {@code connection_messages})
+ * @param operations            $SYS topics, metrics and shutdown ({@code pekquitto.sys-interval}, {@code
+ *                              pekquitto.shutdown-timeout}, {@code pekquitto.metrics})
  */
 public record BrokerSettings(
         int shards,
@@ -72,7 +74,8 @@ public record BrokerSettings(
         long partialPacketBudget,
         AuthSettings auth,
         StoreSettings store,
-        boolean connectionMessages) {
+        boolean connectionMessages,
+        OperationsSettings operations) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -87,6 +90,7 @@ public record BrokerSettings(
         Objects.requireNonNull(parking, "parking");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(operations, "operations");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,

@@ -81,7 +81,8 @@ public final class SettingsReader {
                     partialPacketBudget(config),
                     AuthSettingsReader.read(config, path("auth")),
                     storeSettings(config),
-                    config.getBoolean(path("log.connection-messages")));
+                    config.getBoolean(path("log.connection-messages")),
+                    operationsSettings(config));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -117,6 +118,12 @@ public final class SettingsReader {
             }
         }
         return new ConfigurationException(ROOT + ": " + message, e);
+    }
+
+    private static OperationsSettings operationsSettings(Config config) {
+        var metrics = new OperationsSettings.MetricsSettings(config.getBoolean(path("metrics.enabled")),
+                config.getString(path("metrics.host")), config.getInt(path("metrics.port")));
+        return new OperationsSettings(duration(config, path("sys-interval")), positive(config, path("shutdown-timeout")), metrics);
     }
 
     private static StoreSettings storeSettings(Config config) {

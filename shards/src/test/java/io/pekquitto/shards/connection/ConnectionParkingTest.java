@@ -217,6 +217,17 @@ class ConnectionParkingTest {
     }
 
     @Test
+    void aParkedConnectionResumesToHearTheServerShutDown() {
+        connect(SETTINGS, 600);
+        clock.advance(GRACE);
+        expectParked();
+        connection.tell(Connection.ServerShuttingDown.INSTANCE);
+        assertEquals(ReasonCode.SERVER_SHUTTING_DOWN, assertInstanceOf(Disconnect.class, awaitPackets(2).get(1)).reason());
+        assertSame(connection, shard.expectMessageClass(ShardRequest.Release.class).connection());
+        assertEquals(1, resumes.get());
+    }
+
+    @Test
     void withParkingOffAQuietConnectionStaysLive() {
         connect(BrokerSettings.parse("parking.enabled = false"), 600);
         clock.advance(GRACE.multipliedBy(10));

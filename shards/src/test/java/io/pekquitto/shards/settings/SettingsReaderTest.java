@@ -1,6 +1,7 @@
 package io.pekquitto.shards.settings;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -162,6 +163,19 @@ class SettingsReaderTest {
         var message = error(hocon("connect-timeout = 0s"));
 
         assertTrue(message.startsWith("pekquitto.connect-timeout must be longer than 0s"), message);
+    }
+
+    @Test
+    void operationsSettingsAreReadAndCheckedWithTheirPaths() {
+        var settings = SettingsReader.read(hocon("sys-interval = 0s\nshutdown-timeout = 3s\nmetrics { enabled = true, port = 0 }"));
+        assertFalse(settings.operations().publishesSys());
+        assertEquals(Duration.ofSeconds(3), settings.operations().shutdownTimeout());
+        assertEquals(new OperationsSettings.MetricsSettings(true, "127.0.0.1", 0), settings.operations().metrics());
+
+        assertTrue(error(hocon("shutdown-timeout = 0s")).startsWith("pekquitto.shutdown-timeout must be longer than 0s"));
+        assertTrue(error(hocon("sys-interval = 10")).startsWith("pekquitto.sys-interval needs a unit"));
+        var port = error(hocon("metrics.port = 70000"));
+        assertTrue(port.contains("metrics.port must be 0..65535, not 70000"), port);
     }
 
     @Test
