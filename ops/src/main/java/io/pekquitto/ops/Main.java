@@ -4,13 +4,13 @@ import io.pekquitto.auth.acl.AclFileException;
 import io.pekquitto.auth.password.PasswdCommand;
 import io.pekquitto.auth.password.PasswordFileException;
 import io.pekquitto.auth.tls.TlsConfigurationException;
+import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.tcp.TlsFiles;
 import java.io.PrintStream;
 import java.util.List;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -102,7 +102,7 @@ public final class Main {
 
     /** The version in the runnable jar's manifest; "dev" when run from classes. */
     static String version() {
-        return Optional.ofNullable(Main.class.getPackage().getImplementationVersion()).orElse("dev");
+        return Broker.version();
     }
 
     private static void serve(BrokerSettings settings) {
@@ -119,6 +119,8 @@ public final class Main {
                     settings.listeners().get(i).tls().isPresent() ? " (TLS)" : "");
         }
         log.info(access(settings.auth()));
+        broker.metricsAddress().ifPresent(metrics -> log.info("Prometheus metrics at http://{}:{}/metrics",
+                metrics.getHostString(), metrics.getPort()));
         if (broker.boundAddresses().stream().allMatch(address -> address.getAddress().isLoopbackAddress())) {
             log.info("Local only: clients on other machines cannot connect. To accept them, configure a listener "
                     + "with a host (e.g. listeners = [{ host = \"0.0.0.0\", port = 1883 }]) and authentication.");

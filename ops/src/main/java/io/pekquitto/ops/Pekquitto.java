@@ -6,10 +6,14 @@ import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.BrokerFigures;
+import io.pekquitto.shards.stats.LatencyObserver;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,16 +32,20 @@ public final class Pekquitto implements AutoCloseable {
     private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);
     /** Past the shutdown timeout: what the actor system needs to end once the broker has stopped. */
     private static final Duration STOP_MARGIN = Duration.ofSeconds(5);
+    private static final Duration FIGURES_TIMEOUT = Duration.ofSeconds(3);
 
     private final ActorSystem<Broker.Command> system;
     private final List<InetSocketAddress> boundAddresses;
     private final ShardCounts counts;
     private final Duration stopTimeout;
+    private final Optional<Metrics> metrics;
+    private Optional<InetSocketAddress> metricsAddress = Optional.empty();
 
     private Pekquitto(ActorSystem<Broker.Command> system, List<InetSocketAddress> boundAddresses, ShardCounts counts,
-                      Duration stopTimeout) {
+                      Duration stopTimeout, Optional<Metrics> metrics) {
         this.system = system;
         this.stopTimeout = stopTimeout;
+        this.metrics = metrics;
         this.boundAddresses = boundAddresses;
         this.counts = counts;
     }
@@ -80,20 +88,29 @@ public final class Pekquitto implements AutoCloseable {
             config = ConfigFactory.parseMap(Map.of("pekko.io.tcp.worker-dispatcher", Broker.dispatcherPath(0)))
                     .withFallback(config);
         }
-        var system = ActorSystem.create(Broker.create(settings, security, aroundShard), "pekquitto", config);
+        var metricsSettings = settings.operations().metrics();
+        var metrics = metricsSettings.enabled() ? Optional.of(new Metrics()) : Optional.<Metrics>empty();
+        var system = ActorSystem.create(Broker.create(settings, security, aroundShard,
+                metrics.map(LatencyObserver.class::cast).orElse(LatencyObserver.NONE)), "pekquitto", config);
         try {
             var bound = AskPattern.<Broker.Command, Broker.Bound>ask(
                             system, Broker.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())
                     .toCompletableFuture()
                     .get(BIND_TIMEOUT.toSeconds() + 1, TimeUnit.SECONDS);
             if (bound.failure().isPresent()) throw new IllegalStateException(bound.failure().get());
-            return new Pekquitto(system, bound.addresses(), bound.counts(), shutdownTimeout.plus(STOP_MARGIN));
+            var pekquitto = new Pekquitto(system, bound.addresses(), bound.counts(), shutdownTimeout.plus(STOP_MARGIN), metrics);
+            metrics.ifPresent(served -> {
+                served.serve(metricsSettings, new FreshFigures(() -> figures(system), System::nanoTime));
+                pekquitto.metricsAddress = Optional.of(served.address(metricsSettings));
+            });
+            return pekquitto;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stop(system, shutdownTimeout.plus(STOP_MARGIN));
             throw new IllegalStateException("interrupted while starting", e);
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             stop(system, shutdownTimeout.plus(STOP_MARGIN));
+            metrics.ifPresent(Metrics::close);
             if (e instanceof IllegalStateException ise) throw ise;
             throw new IllegalStateException("broker did not start: " + e.getMessage(), e);
         }
@@ -114,6 +131,20 @@ public final class Pekquitto implements AutoCloseable {
         return counts;
     }
 
+    /** Where {@code GET /metrics} is served, when {@code metrics.enabled}. */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return metricsAddress;
+    }
+
+    /** The broker's figures, gathered now from every shard: what {@code $SYS} and the metrics show. */
+    public CompletionStage<BrokerFigures> figures() {
+        return figures(system);
+    }
+
+    private static CompletionStage<BrokerFigures> figures(ActorSystem<Broker.Command> system) {
+        return AskPattern.ask(system, Broker.GetFigures::new, FIGURES_TIMEOUT, system.scheduler());
+    }
+
     /** The broker's actor system: the guardian is the Broker, shards are its children {@code shard-N}. */
     public ActorSystem<Broker.Command> actorSystem() {
         return system;
@@ -131,7 +162,11 @@ public final class Pekquitto implements AutoCloseable {
      */
     @Override
     public void close() {
-        stop(system, stopTimeout);
+        try {
+            stop(system, stopTimeout);
+        } finally {
+            metrics.ifPresent(Metrics::close);
+        }
     }
 
     private static void stop(ActorSystem<?> system, Duration timeout) {

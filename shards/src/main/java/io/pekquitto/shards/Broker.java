@@ -6,6 +6,8 @@ import io.pekquitto.auth.Security;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.BrokerFigures;
+import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.store.Store;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -57,6 +59,9 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
      */
     public record Shutdown(ActorRef<Done> replyTo) implements Command {}
 
+    /** Asks for the broker's figures, gathered now from every shard (what $SYS and the metrics show). */
+    public record GetFigures(ActorRef<BrokerFigures> replyTo) implements Command {}
+
     /** From a shard: none of its connections is left. */
     record ShardDrained(int index) implements Command {}
 
@@ -80,6 +85,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private final List<ActorRef<Done>> waitingForShutdown = new ArrayList<>();
     private final Set<Integer> drainedShards = new HashSet<>();
     private final Cancellable shutdownTask;
+    private final ActorRef<FiguresCollector.Command> figures;
     private Optional<String> bindFailure = Optional.empty();
     private int listenersBound;
 
@@ -149,13 +155,20 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
      */
     public static Behavior<Command> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+        return create(settings, security, aroundShard, LatencyObserver.NONE);
+    }
+
+    /** The broker, with its publish-to-delivery and connect-to-CONNACK times told to {@code latency} (metrics). */
+    public static Behavior<Command> create(BrokerSettings settings, Security security,
+                                           UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency) {
         var store = settings.store().open();
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Broker(context, timers, settings, security, store, aroundShard)));
+                timers -> new Broker(context, timers, settings, security, store, aroundShard, latency)));
     }
 
     private Broker(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
-                   Security security, Optional<Store> store, UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+                   Security security, Optional<Store> store, UnaryOperator<Behavior<ShardMessage>> aroundShard,
+                   LatencyObserver latency) {
         super(context);
         this.timers = timers;
         this.store = store;
@@ -165,7 +178,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
             var shard = Behaviors.supervise(aroundShard.apply(
-                            Shard.create(settings, security, store, dispatcher, mesh, counts, System::nanoTime)))
+                            Shard.create(settings, security, store, dispatcher, mesh, counts, System::nanoTime, latency)))
                     .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }
@@ -181,7 +194,14 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                     .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }
+        this.figures = context.spawn(FiguresCollector.create(shards, store, settings.operations().sysInterval(),
+                version(), System::nanoTime), "figures");
         this.shutdownTask = shutDownWithTheSystem(context, settings.operations().shutdownTimeout());
+    }
+
+    /** The version in the runnable jar's manifest; "dev" when run from classes. */
+    public static String version() {
+        return Optional.ofNullable(Broker.class.getPackage().getImplementationVersion()).orElse("dev");
     }
 
     /** The actor system's CoordinatedShutdown (SIGTERM, or the embedder's own) shuts the broker down first. */
@@ -199,6 +219,10 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                 // After the shards: a parent stops once its children have, so no shard writes any more.
                 .onSignal(PostStop.class, signal -> onPostStop())
                 .onMessage(Shutdown.class, this::onShutdown)
+                .onMessage(GetFigures.class, get -> {
+                    figures.tell(new FiguresCollector.Collect(get.replyTo()));
+                    return this;
+                })
                 .onMessage(ShardDrained.class, this::onShardDrained)
                 .onMessageEquals(ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)

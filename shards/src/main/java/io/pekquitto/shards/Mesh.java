@@ -84,6 +84,12 @@ final class Mesh {
         peers.get(peer).tell(new Shard.ForwardAck(index));
     }
 
+    /** Batches of forwards sent to the peers so far. */
+    long batchesSent() { return dataPlane.batchesSent(); }
+
+    /** QoS 0 forwards dropped so far because a peer was overloaded. */
+    long droppedQos0() { return dataPlane.droppedQos0(); }
+
     /** A peer restarted: its credits start afresh. */
     void peerRestarted(int peer) {
         dataPlane.reset(peer);

@@ -1,5 +1,6 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.protocol.TopicName;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.mesh.Forwarded;
@@ -51,7 +52,8 @@ final class Router {
     /** A message published here: retained, delivered here, to shared members, and forwarded to matching peers. */
     void route(String publisherId, Message message) {
         // The shard a retained message was published on is the one that stores it.
-        if (retained.retain(message)) persistence.retained(message);
+        // $SYS is published again at start: not written.
+        if (retained.retain(message) && !TopicName.isBrokers(message.topic())) persistence.retained(message);
         var route = routes.routeFor(message.topic());
         deliveries.deliver(route, publisherId, message, this::deliver);
         for (var group : route.groups()) {

@@ -23,6 +23,9 @@ import io.pekquitto.shards.store.Durability;
 import io.pekquitto.shards.store.ShardPersistence;
 import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreException;
+import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.ShardFigures;
+import io.pekquitto.shards.stats.ShardStats;
 import io.pekquitto.shards.tcp.ListenerTls;
 import io.pekquitto.shards.tcp.ShardSockets;
 import java.net.InetSocketAddress;
@@ -56,6 +59,7 @@ import org.apache.pekko.io.TcpMessage;
  *   <li>{@link RetainedMessages}: the retained messages and what a new subscription gets of them;
  *   <li>{@link ShardSubscriptions}: SUBSCRIBE and UNSUBSCRIBE, announced to the peers;
  *   <li>{@link ShardPersistence}: what this shard writes to the store, a batch per turn, and reads at start;
+ *   <li>{@link ControlPlane}: the peers' route changes, session transfers, barriers and restarts;
  *   <li>the mesh: {@link DataPlane} (batched forwards with credits), {@link PublisherThrottle}
  *       (back-pressure), {@link Barriers} (a SUBACK waits until every peer routes the new filter).
  * </ul>
@@ -82,6 +86,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     /** Control plane: a message from shard {@code from}, in send order per pair. */
     public record Control(int from, ControlMessage message) implements Command {}
+
+    /** From the broker's {@link FiguresCollector}: this shard's counters and gauges now. */
+    public record GetFigures(ActorRef<ShardFigures> replyTo) implements Command {}
 
     /** From the Broker: the broker shuts down; each connection is told, and the broker hears when none is left. */
     public record ShutDown(ActorRef<Broker.Command> replyTo) implements Command {}
@@ -134,6 +141,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final DurableTurns turns;
     private final ShardSubscriptions subscriptions;
     private final ShardShutdown shutdown = new ShardShutdown();
+    private final ControlPlane controlPlane;
+    /** What the shard and its connections count, for $SYS and the metrics. */
+    private final ShardStats stats;
     private boolean flushScheduled;
     private long connectionSequence;
 
@@ -142,25 +152,28 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
      * @param counts              connections and parked connections per shard
      * @param clock               the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
      * @param store               the broker's store, or empty when nothing is kept on disk
+     * @param latency             where delivery and CONNACK times go (the metrics' histograms)
      */
     public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, Optional<Store> store,
                                                 String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
-                                                ShardCounts counts, LongSupplier clock) {
-        return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Shard(context, timers, settings, security, store, dispatcher, shards, counts, clock)));
+                                                ShardCounts counts, LongSupplier clock, LatencyObserver latency) {
+        return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Shard(context, timers, settings, security,
+                store, dispatcher, shards, counts, clock, new ShardStats(latency))));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
                   Security security, Optional<Store> store, String dispatcher,
-                  AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock) {
+                  AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock,
+                  ShardStats stats) {
         super(context);
+        this.stats = stats;
         this.settings = settings;
         var self = context.getSelf();  // told from the writer's thread
         boolean writeBehind = settings.store().durability() == Durability.FSYNC;
         this.persistence = new ShardPersistence(store, clock, System::currentTimeMillis, this::scheduleFlush,
                 settings.store().queuedInMemory(), writeBehind, "pekquitto-store-" + self.path().name(),
                 batch -> self.tell(new BatchWritten(batch)), failure -> self.tell(new WriteFailed(failure)));
-        this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable());
+        this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable(), stats);
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
@@ -173,6 +186,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.subscriptions = new ShardSubscriptions(sessions, routes, retained, mesh, router);
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
+        this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, clock);
         var all = shards.get();
         shardSessions.recoverRetained(retained::retain, all != null);  // also after a restart by the supervisor
         if (all != null) {  // restarted by the supervisor
@@ -203,6 +217,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessageEquals(Flush.INSTANCE, this::onFlush)
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(ShutDown.class, this::onShutDown)
+                .onMessage(GetFigures.class, this::onGetFigures)
                 .onMessage(ShardRequest.Parked.class, parked -> {
                     this.parked.parked(mesh.index(), parked.connection());
                     return this;
@@ -413,33 +428,17 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onControl(Control control) {
-        int from = control.from();
-        var message = control.message();
-        if (message instanceof ControlMessage.Routes changed) {
-            routes.applyPeerChange(from, changed.change());
-        } else if (message instanceof ControlMessage.Sessions transfer) {
-            perform(sessions.receive(transfer.transfer(), now()));
-        } else if (message instanceof ControlMessage.Sync sync) {
-            mesh.control(from, new ControlMessage.SyncAck(sync.token()));
-        } else if (message instanceof ControlMessage.SyncAck ack) {
-            var then = mesh.synced(ack.token());
-            if (then != null) then.run();
-        } else if (message instanceof ControlMessage.Hello) {
-            onHello(from);
-        } else if (message instanceof ControlMessage.Resync resync) {
-            resync.routes().forEach(change -> routes.applyPeerChange(from, change));
-            sessions.restoreHolders(resync.heldSessions());
-        }
+    private Behavior<ShardMessage> onGetFigures(GetFigures get) {
+        int index = mesh.index();
+        var census = sessions.census();
+        get.replyTo().tell(stats.figures(index, new ShardFigures.Gauges(counts.connections().get(index),
+                counts.parked().get(index), census.sessions(), census.offline(), census.subscriptions(), census.queued(),
+                retained.size(), census.expired(), census.droppedOffline(), mesh.batchesSent(), mesh.droppedQos0())));
         return this;
     }
 
-    /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */
-    private void onHello(int from) {
-        routes.forgetPeer(from);
-        mesh.peerRestarted(from);
-        turns.peersAcknowledged();
-        mesh.control(from, new ControlMessage.Resync(routes.announcements(), sessions.heldWithHome(from)));
-        perform(sessions.peerRestarted(from));
+    private Behavior<ShardMessage> onControl(Control control) {
+        controlPlane.receive(control.from(), control.message());
+        return this;
     }
 }

@@ -53,7 +53,7 @@ class ShardTimersTest {
     void start() {
         testKit = clock.testKit();
         shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), Security.OPEN, java.util.Optional.empty(), "pekko.actor.default-dispatcher",
-                new AtomicReference<>(), new ShardCounts(1), clock), "shard");
+                new AtomicReference<>(), new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
         shard.tell(new Shard.Peers(0, List.of(shard)));
     }
 

@@ -160,13 +160,13 @@ class ParkingIT {
     }
 
     @Test
-    @DisplayName("stopping the broker closes parked connections as it closes live ones")
-    void stoppingTheBrokerClosesParkedConnections() throws Exception {
+    @DisplayName("stopping the broker disconnects parked connections as it disconnects live ones: DISCONNECT 0x8B, then closed")
+    void stoppingTheBrokerDisconnectsParkedConnections() throws Exception {
         var own = Pekquitto.start(BrokerSettings.parse(GRACE + "listeners = [{host = \"127.0.0.1\", port = 0}]\nshards = 1"));
         try (var client = RawClient.connected(own.port(), Connect.of(V5, Names.clientId("parked")))) {
             Parked.await(own.counts(), 1);
             own.close();
-            client.expectClosed(Duration.ofSeconds(10));
+            client.expectDisconnect(0x8B, Duration.ofSeconds(10));  // Server shutting down
         } finally {
             own.close();
         }

@@ -21,6 +21,7 @@ import io.pekquitto.shards.connection.DeliveryWindow.Congestion;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.ShardStats;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -120,6 +121,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** The session went back to the shard; waiting for {@link ReleaseConfirmed}, bouncing deliveries. */
     private boolean released;
     private final Parking parking;
+    private final ShardStats stats;
     /** A persistent session kept in a durable store: it is there again after a restart. */
     private final boolean sessionOutlivesBroker;
 
@@ -157,6 +159,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.inbound = state.inbound;
         this.window = state.window;
         this.requests = new ClientRequests(environment, state, shard, self, packets);
+        this.stats = environment.stats();
         this.sessionOutlivesBroker = environment.durableAcks() && state.sessionExpiryInterval > 0;
         this.parking = new Parking(settings.parking(), timers, clock, self, context.getSelf(), shard);
     }
@@ -210,6 +213,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onBytesReceived(BytesReceived received) {
         if (closed) return this;
+        stats.bytesReceived(received.bytes().size());
         packets.feed(received.bytes());
         state.keepAlive.packetReceived(parking.activity());
         writer.cork();  // the acknowledgements of a whole chunk go out in one write
@@ -232,6 +236,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
                 if (packets.readMoreUnlessRouted()) shard.tell(new ShardRequest.ResumeReading(state.transport));
                 return this;
             }
+            stats.packetReceived();
             var next = handle(packet);
             if (next != this) return next;
         }
@@ -276,6 +281,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onPublish(Publish publish) {
+        stats.publishReceived(publish.payload().length());
         var violation = requests.publish(publish, window.session(), clock.getAsLong());
         return violation == null ? this : disconnect(violation.reason(), violation.why());
     }
@@ -348,6 +354,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onCongestionTimeout() {
         getContext().getLog().debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
+        stats.congestionTimedOut();
         return congestion(window.congestionTimedOut());
     }
 

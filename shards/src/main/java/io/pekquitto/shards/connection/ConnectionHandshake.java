@@ -43,6 +43,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private final TimerScheduler<Connection.Command> timers;
     /** Closed while attaching because the broker shuts down: no will for a session that outlives it. */
     private boolean shuttingDown;
+    /** For the connect-to-CONNACK time. */
+    private final long acceptedAt;
 
     private Transport transport;
     private PacketSource packets;
@@ -66,6 +68,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         this.self = self;
         this.remote = remote;
         this.timers = timers;
+        this.acceptedAt = environment.clock().getAsLong();
         timers.startSingleTimer(Connection.ConnectTimeout.INSTANCE, settings.connectTimeout());
     }
 
@@ -89,7 +92,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         transport = ready.transport();
         packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize(), settings.maxConnectSize()), transport,
                 environment.partialPackets());
-        writer = new PacketWriter(transport);
+        writer = new PacketWriter(transport, environment.stats());
         transport.readMore();
         return this;
     }
@@ -97,11 +100,15 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     /** Reads up to the CONNECT; what follows it stays buffered until the connection is attached. */
     private Behavior<Connection.Command> onBytesReceived(Connection.BytesReceived received) {
         if (phase != Phase.AWAITING_CONNECT) return this;
+        environment.stats().bytesReceived(received.bytes().size());
         packets.feed(received.bytes());
         try {
             // The first packet is CONNECT: the reader refuses any other at its first byte [MQTT-3.1.0-1].
             var connect = (Connect) packets.poll();
-            if (connect != null) return onConnect(connect);
+            if (connect != null) {
+                environment.stats().packetReceived();
+                return onConnect(connect);
+            }
         } catch (MalformedPacketException e) {
             return onMalformed(e);
         }
@@ -158,10 +165,11 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         var state = new Established(transport, writer, gate, version, identity, will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
                 new InboundPublish(settings, version, terms.problemInformation(), acl),
-                new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer));
+                new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats()));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(!(shuttingDown && connection.sessionOutlivesBroker()));
         ConnectionLog.connected(settings.connectionMessages(), identity, version, cleanStart, terms.keepAliveSeconds());
+        environment.stats().connected(environment.clock().getAsLong() - acceptedAt);
         return connection.start(attached.sessionPresent(), terms.connAckProperties());
     }
 

@@ -13,6 +13,7 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -40,6 +41,7 @@ final class DeliveryWindow {
     private final OutboundTopicAliases aliases;
     /** The packet writer, or with a store the {@link OutboundGate} in front of it. */
     private final Consumer<Packet> out;
+    private final ShardStats stats;
     /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
     private final Predicate<Publish> fitsTheClient = this::fits;
     private final boolean throttle;
@@ -50,8 +52,9 @@ final class DeliveryWindow {
     private long droppedQos0;
 
     DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
-                   Consumer<Packet> out) {
+                   Consumer<Packet> out, ShardStats stats) {
         this.session = session;
+        this.stats = stats;
         this.version = version;
         this.receiveMaximum = terms.clientReceiveMaximum();
         this.maximumPacketSize = terms.clientMaximumPacketSize();
@@ -83,16 +86,21 @@ final class DeliveryWindow {
         if (message.qos() == QoS.AT_MOST_ONCE) {
             if (outboundBacklog > OUTBOUND_QOS0_LIMIT) {
                 droppedQos0++;  // a client that does not read loses QoS 0, never memory without bound
+                stats.publishDropped();
             } else {
+                stats.delivered(now - message.receivedAt());
                 send(message.toPublish(0, false, now));
             }
             return Congestion.UNCHANGED;
         }
         if (session.canSendNow(receiveMaximum)) {
+            stats.delivered(now - message.receivedAt());
             send(session.startFlight(message, now));
             return Congestion.UNCHANGED;
         }
-        if (!session.enqueue(message, false, congested) || !throttle || congested || gaveUp
+        boolean queued = session.enqueue(message, false, congested);
+        if (!queued) stats.publishDropped();
+        if (!queued || !throttle || congested || gaveUp
                 || session.queuedCount() < congestionHighWater) {
             return Congestion.UNCHANGED;
         }
@@ -104,7 +112,7 @@ final class DeliveryWindow {
 
     /** Sends what the window has room for; the congestion ends once the queue is down to a quarter. */
     Congestion drain(long now) {
-        session.drain(receiveMaximum, now, this::send);
+        session.drain(receiveMaximum, now, this::send, receivedAt -> stats.delivered(now - receivedAt));
         if (session.queuedCount() > congestionHighWater / 2) return Congestion.UNCHANGED;
         gaveUp = false;
         return relieve();

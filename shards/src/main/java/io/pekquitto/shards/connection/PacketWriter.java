@@ -2,7 +2,9 @@ package io.pekquitto.shards.connection;
 
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.function.Consumer;
 import org.apache.pekko.util.ByteString;
 
@@ -13,12 +15,14 @@ import org.apache.pekko.util.ByteString;
  */
 final class PacketWriter implements Consumer<Packet> {
     private final Transport transport;
+    private final ShardStats stats;
     private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
     private boolean corked;
     private ByteString corkedBytes = ByteString.emptyByteString();
 
-    PacketWriter(Transport transport) {
+    PacketWriter(Transport transport, ShardStats stats) {
         this.transport = transport;
+        this.stats = stats;
     }
 
     /** The version packets are encoded for, once CONNECT has told it. */
@@ -30,6 +34,8 @@ final class PacketWriter implements Consumer<Packet> {
     public void accept(Packet packet) {
         var buffer = PacketEncoder.encode(packet, version);
         var bytes = ByteString.fromArrayUnsafe(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        stats.packetSent(bytes.size());
+        if (packet instanceof Publish publish) stats.publishSent(publish.payload().length());
         if (corked) {
             corkedBytes = corkedBytes.concat(bytes);
         } else {

@@ -2,6 +2,7 @@ package io.pekquitto.shards.connection;
 
 import io.pekquitto.auth.Security;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.function.LongSupplier;
 
 /**
@@ -11,9 +12,10 @@ import java.util.function.LongSupplier;
  * @param clock        the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
  * @param durableAcks  a store is in use: PUBACK, PUBREC and PUBCOMP wait until the shard has written
  *                     what they acknowledge ({@link HeldAcknowledgements})
+ * @param stats        what the shard counts, for $SYS and the metrics (the connections count into it)
  */
 public record ShardEnvironment(BrokerSettings settings, Security security, PartialPacketBudget partialPackets,
-                               LongSupplier clock, boolean durableAcks) {
+                               LongSupplier clock, boolean durableAcks, ShardStats stats) {
 
     /** A shard's environment without a store. */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock) {
@@ -22,7 +24,13 @@ public record ShardEnvironment(BrokerSettings settings, Security security, Parti
 
     /** A shard's environment, with its share of the broker's {@code partial-packet-budget}. */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock, boolean durableAcks) {
+        return of(settings, security, clock, durableAcks, ShardStats.unobserved());
+    }
+
+    /** A shard's environment, with its share of the broker's {@code partial-packet-budget} and its counters. */
+    public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock, boolean durableAcks,
+                                      ShardStats stats) {
         var budget = new PartialPacketBudget(Math.max(1, settings.partialPacketBudget() / settings.shards()));
-        return new ShardEnvironment(settings, security, budget, clock, durableAcks);
+        return new ShardEnvironment(settings, security, budget, clock, durableAcks, stats);
     }
 }

@@ -109,4 +109,11 @@ public final class DataPlane {
     }
 
     public long droppedQos0() { return droppedQos0; }
+
+    /** Batches sent to every destination so far. */
+    public long batchesSent() {
+        long total = 0;
+        for (long batches : sent) total += batches;
+        return total;
+    }
 }

@@ -16,11 +16,12 @@ import java.util.Objects;
  * empty: a message of a shared subscription is given to another member if its session ends first.
  *
  * <p>{@code expiryDeadline} is the time, on the broker's nanosecond clock, at which a message with a
- * Message Expiry Interval expires, or {@link #NEVER} (3.3.2.3.3). Times are passed in, never read
- * here, so that tests control them.
+ * Message Expiry Interval expires, or {@link #NEVER} (3.3.2.3.3). {@code receivedAt} is when the broker
+ * received it (or read it back from the store), for the publish-to-delivery latency. Times are passed
+ * in, never read here, so that tests control them.
  */
 public record Message(String topic, Binary payload, QoS qos, boolean retain, Properties properties, String sharedFilter,
-                      long expiryDeadline) {
+                      long expiryDeadline, long receivedAt) {
     /** The deadline of a message without a Message Expiry Interval. */
     public static final long NEVER = Long.MAX_VALUE;
 
@@ -34,7 +35,7 @@ public record Message(String topic, Binary payload, QoS qos, boolean retain, Pro
 
     /** A message received at {@code now}, with no shared subscription; its expiry read from its properties. */
     public static Message received(String topic, Binary payload, QoS qos, boolean retain, Properties properties, long now) {
-        return new Message(topic, payload, qos, retain, properties, "", deadlineOf(properties, now));
+        return new Message(topic, payload, qos, retain, properties, "", deadlineOf(properties, now), now);
     }
 
     /** The message a client published at {@code now}; any Topic Alias is already resolved into the topic. */
@@ -69,13 +70,13 @@ public record Message(String topic, Binary payload, QoS qos, boolean retain, Pro
     /** The message as one subscriber gets it; this very message when nothing differs (no copy per subscriber). */
     public Message forSubscriber(QoS newQos, boolean newRetain, Properties newProperties) {
         if (newQos == qos && newRetain == retain && newProperties == properties) return this;
-        return new Message(topic, payload, newQos, newRetain, newProperties, sharedFilter, expiryDeadline);
+        return new Message(topic, payload, newQos, newRetain, newProperties, sharedFilter, expiryDeadline, receivedAt);
     }
 
     /** The message marked as delivered through a shared subscription, or unmarked with "". */
     public Message viaShared(String newSharedFilter) {
         if (newSharedFilter.equals(sharedFilter)) return this;
-        return new Message(topic, payload, qos, retain, properties, newSharedFilter, expiryDeadline);
+        return new Message(topic, payload, qos, retain, properties, newSharedFilter, expiryDeadline, receivedAt);
     }
 
     public boolean isShared() {

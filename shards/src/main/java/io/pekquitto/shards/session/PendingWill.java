@@ -17,7 +17,7 @@ public record PendingWill(Message message, long endedAt, long publishAt) {
         long waited = now - endedAt;
         if (waited <= 0 || message.expiryDeadline() == Message.NEVER) return message;
         return new Message(message.topic(), message.payload(), message.qos(), message.retain(), message.properties(),
-                message.sharedFilter(), message.expiryDeadline() + waited);
+                message.sharedFilter(), message.expiryDeadline() + waited, now);
     }
 
     /** A will of a connection that ended at {@code now}, with its delay in seconds. */

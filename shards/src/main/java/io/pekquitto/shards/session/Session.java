@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * The delivery state of one MQTT session (4.1): outgoing QoS 1/2 messages queued and in flight, and the
@@ -197,6 +198,11 @@ public final class Session {
      * without taking a slot.
      */
     public void drain(int receiveMaximum, long now, Consumer<Publish> send) {
+        drain(receiveMaximum, now, send, receivedAt -> { });
+    }
+
+    /** {@link #drain(int, long, Consumer)}, telling {@code started} when each message sent was received. */
+    public void drain(int receiveMaximum, long now, Consumer<Publish> send, LongConsumer started) {
         while (true) {
             if (kept != null && queue.needsReading(window())) readSpilled(queue.roomIn(window()));
             var next = queue.peek();
@@ -210,11 +216,13 @@ public final class Session {
             if (message.qos() == QoS.AT_MOST_ONCE) {
                 queue.poll();
                 forget(next.seq(), false);
+                started.accept(message.receivedAt());
                 send.accept(message.toPublish(0, false, now));
                 continue;
             }
             if (inflight.size() >= receiveMaximum) return;
             queue.poll();
+            started.accept(message.receivedAt());
             send.accept(startFlight(message, next.seq(), now));
         }
     }

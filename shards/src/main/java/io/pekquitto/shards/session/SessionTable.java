@@ -45,6 +45,9 @@ final class SessionTable<C> {
     private final SessionJournal journal;
     private int self;
     private int shards = 1;
+    /** Sessions ended by their expiry, and messages an offline session could not queue: for $SYS. */
+    private long expired;
+    private long droppedOffline;
 
     SessionTable(Function<String, Session> newSession, Effects<C> effects, SessionJournal journal) {
         this.newSession = newSession;
@@ -63,6 +66,11 @@ final class SessionTable<C> {
 
     Iterable<OwnedSession<C>> all() {
         return sessions.values();
+    }
+
+    /** What the sessions held here amount to now, for $SYS and the metrics. */
+    SessionCensus census() {
+        return SessionCensus.of(sessions.values(), expired, droppedOffline);
     }
 
     // ---- a session arrives for a claim
@@ -360,6 +368,7 @@ final class SessionTable<C> {
         var owned = sessions.get(clientId);
         if (owned == null || owned.generation != generation || owned.connection != null) return;
         if (now - owned.expiresAt >= 0) {
+            expired++;
             end(owned, now);
         } else {
             startExpiryTimer(owned, now);
@@ -403,7 +412,7 @@ final class SessionTable<C> {
             owned.session.routed(message);
             return owned.connection;
         }
-        owned.session.enqueue(message, owned.connection == null);
+        if (!owned.session.enqueue(message, owned.connection == null)) droppedOffline++;
         return null;
     }
 

@@ -244,6 +244,11 @@ public final class Sessions<C> {
         table.held(clientId, message);
     }
 
+    /** What the sessions held here amount to now, for $SYS and the metrics. */
+    public SessionCensus census() {
+        return table.census();
+    }
+
     /** The connections attached to the sessions held here, live or parked (the shutdown tells each). */
     public List<C> connections() {
         return table.connections();

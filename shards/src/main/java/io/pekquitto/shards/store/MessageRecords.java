@@ -80,6 +80,6 @@ final class MessageRecords {
             properties = properties.toBuilder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, Math.max(0, left)).build();
         }
         return new Message(publish.topic(), publish.payload(), publish.qos(), publish.retain(), properties, sharedFilter,
-                deadline);
+                deadline, now);
     }
 }

@@ -1,6 +1,7 @@
 package io.pekquitto.shards.store;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -148,5 +149,15 @@ public final class RocksStore implements Store {
         writeOptions.close();
         options.close();
         familyOptions.close();
+    }
+
+    /** The files of the database directory (tables, log, manifest): what an operator's disk pays. */
+    @Override
+    public long sizeOnDisk() {
+        try (var files = Files.list(path)) {
+            return files.mapToLong(file -> file.toFile().length()).sum();
+        } catch (IOException | UncheckedIOException e) {
+            return 0;  // a file removed while listed (a compaction): the next sample counts again
+        }
     }
 }

@@ -31,4 +31,9 @@ public interface Store extends AutoCloseable {
 
     @Override
     void close();
+
+    /** Bytes the store takes on disk now, for $SYS and the metrics; 0 for a store in memory. */
+    default long sizeOnDisk() {
+        return 0;
+    }
 }

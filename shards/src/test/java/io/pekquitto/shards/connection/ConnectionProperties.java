@@ -51,7 +51,7 @@ class ConnectionProperties {
     static void start() {
         testKit = ActorTestKit.create();
         shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, java.util.Optional.empty(), "pekko.actor.default-dispatcher", new AtomicReference<>(),
-                new ShardCounts(1), System::nanoTime), "shard");
+                new ShardCounts(1), System::nanoTime, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
     }
 
     @AfterContainer

@@ -22,6 +22,8 @@ import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -35,6 +37,12 @@ class DeliveryWindowTest {
 
     private final List<Packet> sent = new ArrayList<>();
     private final Session session = new Session("c", 100, false);
+    private final List<Long> latencies = new ArrayList<>();
+    private final ShardStats stats = new ShardStats(new LatencyObserver() {
+        @Override public void publishToDelivery(long nanos) { latencies.add(nanos); }
+
+        @Override public void connectToConnAck(long nanos) {}
+    });
 
     private static ConnectNegotiation.Terms terms(int receiveMaximum, long maximumPacketSize, int topicAliasMaximum) {
         return new ConnectNegotiation.Terms("c", false, 60, 0, receiveMaximum, maximumPacketSize, topicAliasMaximum,
@@ -46,7 +54,7 @@ class DeliveryWindowTest {
     }
 
     private DeliveryWindow window(Session on, ConnectNegotiation.Terms terms, BrokerSettings settings) {
-        return new DeliveryWindow(on, terms, ProtocolVersion.MQTT_5, settings, sent::add);
+        return new DeliveryWindow(on, terms, ProtocolVersion.MQTT_5, settings, sent::add, stats);
     }
 
     private static Message message(String topic, QoS qos) {
@@ -225,6 +233,19 @@ class DeliveryWindowTest {
         assertEquals(1, window.droppedQos0());
         window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT);
         assertEquals(1, publishes().size());
+    }
+
+    @Test
+    void theShardCountsWhatIsDroppedAndHowLongWhatIsSentWaited() {
+        var window = window(1);
+        window.deliver(message("t", QoS.AT_MOST_ONCE), NOW + 3, 0);                                    // sent at once
+        window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT + 1);  // dropped
+        window.deliver(message("t", QoS.AT_LEAST_ONCE), NOW + 5, 0);                                  // in flight
+        window.deliver(message("t", QoS.AT_LEAST_ONCE), NOW + 6, 0);                                  // queued
+        window.pubAck(publishes().get(1).packetId(), NOW + 10);                                        // then sent
+
+        assertEquals(List.of(3L, 5L, 10L), latencies);
+        assertEquals(1, stats.figures(0, null).publishDropped());
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.PubAck;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketReader;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.util.ByteString;
@@ -31,7 +32,7 @@ class PacketWriterTest {
     }
 
     private final RecordingTransport transport = new RecordingTransport();
-    private final PacketWriter writer = new PacketWriter(transport);
+    private final PacketWriter writer = new PacketWriter(transport, ShardStats.unobserved());
 
     private static List<Packet> decode(ByteString bytes, ProtocolVersion version) {
         var reader = new PacketReader(Integer.MAX_VALUE, version);

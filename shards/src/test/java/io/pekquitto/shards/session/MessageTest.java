@@ -26,7 +26,7 @@ class MessageTest {
     @Test
     void theForwardedExpiryIsWhatIsLeft() {  // [MQTT-3.3.2-6]
         var message = new Message("t", Binary.EMPTY, QoS.AT_LEAST_ONCE, false, Properties.NONE, "",
-                NOW + 4_500_000_000L);
+                NOW + 4_500_000_000L, NOW);
         assertEquals(Optional.of(5L), message.toPublish(1, false, NOW).properties().messageExpiryInterval(),
                 "4.5 s left is sent as 5: rounded up, never 0 while alive");
     }
@@ -48,7 +48,7 @@ class MessageTest {
     @Test
     void expiredQueuedMessagesAreNotSent() {
         var session = new Session("c", 10, false);
-        session.enqueue(new Message("t", Binary.EMPTY, QoS.AT_LEAST_ONCE, false, Properties.NONE, "", NOW - 1), false);
+        session.enqueue(new Message("t", Binary.EMPTY, QoS.AT_LEAST_ONCE, false, Properties.NONE, "", NOW - 1, NOW - 2), false);
         session.enqueue(withExpiry(60), false);
         var sent = new java.util.ArrayList<io.pekquitto.protocol.Publish>();
         session.drain(10, NOW, sent::add);
@@ -106,7 +106,7 @@ class MessageTest {
         var publish = new Publish("", Binary.utf8("x"), QoS.AT_LEAST_ONCE, true, false, 1, aliased);
         var resolved = aliased.toBuilder().remove(PropertyId.TOPIC_ALIAS).build();
         var message = Message.of(publish, "a/b", resolved, NOW);
-        assertEquals(new Message("a/b", Binary.utf8("x"), QoS.AT_LEAST_ONCE, true, resolved, "", NOW + 5_000_000_000L),
+        assertEquals(new Message("a/b", Binary.utf8("x"), QoS.AT_LEAST_ONCE, true, resolved, "", NOW + 5_000_000_000L, NOW),
                 message);
     }
 
@@ -124,7 +124,7 @@ class MessageTest {
         var copy = shared.forSubscriber(QoS.AT_MOST_ONCE, true, identified);
         assertNotSame(shared, copy);
         assertEquals(new Message("t", shared.payload(), QoS.AT_MOST_ONCE, true, identified, "$share/g/t",
-                shared.expiryDeadline()), copy);
+                shared.expiryDeadline(), shared.receivedAt()), copy);
         assertSame(shared.payload(), copy.payload(), "payloads are shared, not copied");
         assertEquals(List.of(4), copy.properties().subscriptionIdentifiers());
     }

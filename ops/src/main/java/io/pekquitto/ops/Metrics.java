@@ -1,0 +1,132 @@
+package io.pekquitto.ops;
+
+import io.pekquitto.shards.settings.OperationsSettings.MetricsSettings;
+import io.pekquitto.shards.stats.BrokerFigures;
+import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.ShardFigures;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * The Prometheus metrics (README, "Metrics", lists every one): the broker's figures as counters and
+ * gauges per shard, read from {@link FreshFigures} at each scrape; the latency histograms, fed by the
+ * shards as it happens ({@link LatencyObserver}); and the JVM's metrics. Served at {@code GET /metrics}
+ * by the Prometheus client's own HTTP server (the JDK's), on its own threads, never a shard's.
+ */
+final class Metrics implements LatencyObserver, AutoCloseable {
+    /** From 50 us to 10 s: a delivery on the same machine is tens of microseconds, a stuck one seconds. */
+    private static final double[] LATENCY_BOUNDS = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+            0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Histogram publishToDelivery = Histogram.builder().name("pekquitto_publish_delivery_latency_seconds")
+            .help("From a PUBLISH received to the message first written to a subscriber's connection")
+            .unit(Unit.SECONDS).classicUpperBounds(LATENCY_BOUNDS).classicOnly().register(registry);
+    private final Histogram connectToConnAck = Histogram.builder().name("pekquitto_connect_connack_seconds")
+            .help("From a connection accepted to its successful CONNACK written")
+            .unit(Unit.SECONDS).classicUpperBounds(LATENCY_BOUNDS).classicOnly().register(registry);
+    private FreshFigures figures;
+    private HTTPServer server;
+
+    @Override
+    public void publishToDelivery(long nanos) {
+        publishToDelivery.observe(Unit.nanosToSeconds(nanos));
+    }
+
+    @Override
+    public void connectToConnAck(long nanos) {
+        connectToConnAck.observe(Unit.nanosToSeconds(nanos));
+    }
+
+    /**
+     * Registers the broker's figures and the JVM's, and starts serving them.
+     *
+     * @throws IllegalStateException if the port cannot be bound (the message names host and port)
+     */
+    void serve(MetricsSettings settings, FreshFigures brokerFigures) {
+        this.figures = brokerFigures;
+        registerBrokerFigures();
+        JvmMetrics.builder().register(registry);
+        try {
+            server = HTTPServer.builder().hostname(settings.host()).port(settings.port()).registry(registry).buildAndStart();
+        } catch (IOException e) {
+            throw new IllegalStateException("metrics: cannot bind " + settings.host() + ":" + settings.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Where {@code GET /metrics} is served. */
+    InetSocketAddress address(MetricsSettings settings) {
+        return new InetSocketAddress(settings.host(), server.getPort());
+    }
+
+    private void registerBrokerFigures() {
+        counter("pekquitto_packets_received", "MQTT packets received from clients, of every type", ShardFigures::packetsReceived);
+        counter("pekquitto_packets_sent", "MQTT packets sent to clients, of every type", ShardFigures::packetsSent);
+        counter("pekquitto_bytes_received", "Bytes received from clients", ShardFigures::bytesReceived);
+        counter("pekquitto_bytes_sent", "Bytes sent to clients", ShardFigures::bytesSent);
+        counter("pekquitto_publish_received", "PUBLISH packets received from clients", ShardFigures::publishReceived);
+        counter("pekquitto_publish_sent", "PUBLISH packets sent to clients", ShardFigures::publishSent);
+        counter("pekquitto_publish_payload_bytes_received", "Payload bytes of the PUBLISHes received", ShardFigures::publishBytesReceived);
+        counter("pekquitto_publish_payload_bytes_sent", "Payload bytes of the PUBLISHes sent", ShardFigures::publishBytesSent);
+        CounterWithCallback.builder().name("pekquitto_publish_dropped")
+                .help("Messages a client did not get: attached (its queue full, or QoS 0 while it does not read), "
+                        + "offline (its session's queue full), mesh (QoS 0 to an overloaded shard)")
+                .labelNames("shard", "reason")
+                .callback(callback -> figures.get().shards().forEach(shard -> {
+                    var id = Integer.toString(shard.shard());
+                    callback.call(shard.publishDropped(), id, "attached");
+                    callback.call(shard.gauges().offlineDropped(), id, "offline");
+                    callback.call(shard.gauges().meshQos0Dropped(), id, "mesh");
+                }))
+                .register(registry);
+        counter("pekquitto_congestion_timeouts", "Congested clients whose publishers stopped waiting for them",
+                ShardFigures::congestionTimeouts);
+        counter("pekquitto_connects", "Successful CONNACKs", ShardFigures::connects);
+        counter("pekquitto_sessions_expired", "Sessions ended by their expiry interval", shard -> shard.gauges().expiredSessions());
+        counter("pekquitto_mesh_batches", "Batches of messages forwarded to other shards", shard -> shard.gauges().meshBatches());
+        gauge("pekquitto_connections", "Open client connections, parked ones included", shard -> shard.gauges().connections());
+        gauge("pekquitto_connections_parked", "Parked connections (idle, without an actor)", shard -> shard.gauges().parked());
+        gauge("pekquitto_sessions", "Sessions held, with a connection or not", shard -> shard.gauges().sessions());
+        gauge("pekquitto_sessions_offline", "Sessions without a connection", shard -> shard.gauges().offlineSessions());
+        gauge("pekquitto_subscriptions", "Subscriptions of the sessions held", shard -> shard.gauges().subscriptions());
+        gauge("pekquitto_messages_queued", "Messages queued or in flight, in the heap or the store", shard -> shard.gauges().queued());
+        brokerGauge("pekquitto_retained_messages", "Retained messages", BrokerFigures::retained);
+        brokerGauge("pekquitto_connections_maximum", "The most connections open at once, as sampled", BrokerFigures::maximumConnected);
+        brokerGauge("pekquitto_store_bytes", "Bytes the store takes on disk", BrokerFigures::storeBytes);
+        brokerGauge("pekquitto_uptime_seconds", "Seconds since the broker started", BrokerFigures::uptimeSeconds);
+    }
+
+    private void counter(String name, String help, ToLongFunction<ShardFigures> figure) {
+        CounterWithCallback.builder().name(name).help(help).labelNames("shard")
+                .callback(callback -> figures.get().shards().forEach(
+                        shard -> callback.call(figure.applyAsLong(shard), Integer.toString(shard.shard()))))
+                .register(registry);
+    }
+
+    private void gauge(String name, String help, ToLongFunction<ShardFigures> figure) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("shard")
+                .callback(callback -> figures.get().shards().forEach(
+                        shard -> callback.call(figure.applyAsLong(shard), Integer.toString(shard.shard()))))
+                .register(registry);
+    }
+
+    private void brokerGauge(String name, String help, ToDoubleFunction<BrokerFigures> figure) {
+        GaugeWithCallback.builder().name(name).help(help)
+                .callback(callback -> callback.call(figure.applyAsDouble(figures.get())))
+                .register(registry);
+    }
+
+    @Override
+    public void close() {
+        if (server != null) server.close();
+    }
+}

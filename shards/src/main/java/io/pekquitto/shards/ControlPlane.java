@@ -1,0 +1,57 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.mesh.ControlMessage;
+import io.pekquitto.shards.routes.TopicRoutes;
+import io.pekquitto.shards.session.Sessions;
+import java.util.function.LongSupplier;
+
+/**
+ * What a shard does with its peers' control messages (DESIGN.md, The mesh): their route changes,
+ * session transfers, barriers, and the resynchronisation after a peer restarted.
+ */
+final class ControlPlane {
+    private final TopicRoutes routes;
+    private final Sessions<ConnectionRef> sessions;
+    private final Mesh mesh;
+    private final DurableTurns turns;
+    private final ShardSessions shardSessions;
+    private final LongSupplier clock;
+
+    ControlPlane(TopicRoutes routes, Sessions<ConnectionRef> sessions, Mesh mesh, DurableTurns turns,
+                 ShardSessions shardSessions, LongSupplier clock) {
+        this.routes = routes;
+        this.sessions = sessions;
+        this.mesh = mesh;
+        this.turns = turns;
+        this.shardSessions = shardSessions;
+        this.clock = clock;
+    }
+
+    void receive(int from, ControlMessage message) {
+        if (message instanceof ControlMessage.Routes changed) {
+            routes.applyPeerChange(from, changed.change());
+        } else if (message instanceof ControlMessage.Sessions transfer) {
+            shardSessions.perform(sessions.receive(transfer.transfer(), clock.getAsLong()));
+        } else if (message instanceof ControlMessage.Sync sync) {
+            mesh.control(from, new ControlMessage.SyncAck(sync.token()));
+        } else if (message instanceof ControlMessage.SyncAck ack) {
+            var then = mesh.synced(ack.token());
+            if (then != null) then.run();
+        } else if (message instanceof ControlMessage.Hello) {
+            onHello(from);
+        } else if (message instanceof ControlMessage.Resync resync) {
+            resync.routes().forEach(change -> routes.applyPeerChange(from, change));
+            sessions.restoreHolders(resync.heldSessions());
+        }
+    }
+
+    /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */
+    private void onHello(int from) {
+        routes.forgetPeer(from);
+        mesh.peerRestarted(from);
+        turns.peersAcknowledged();
+        mesh.control(from, new ControlMessage.Resync(routes.announcements(), sessions.heldWithHome(from)));
+        shardSessions.perform(sessions.peerRestarted(from));
+    }
+}

@@ -1,0 +1,148 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.connection.ShardRequest;
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.stats.BrokerFigures;
+import io.pekquitto.shards.stats.ShardFigures;
+import io.pekquitto.shards.stats.SysTopics;
+import io.pekquitto.shards.store.Store;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * Gathers the broker's figures: asks every shard for its {@link ShardFigures} (each answers on its own
+ * thread, so no counter is shared between threads), adds the broker's own (uptime, heap, store), and
+ * answers whoever asked (a metrics scrape). Every {@code sys-interval} it also publishes what changed
+ * under {@code $SYS/broker/...}, retained, through shard 0 like any publish.
+ */
+final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> {
+
+    sealed interface Command {}
+
+    /** Fresh figures, gathered now. */
+    record Collect(ActorRef<BrokerFigures> replyTo) implements Command {}
+
+    private enum Tick implements Command { INSTANCE }
+
+    private record Report(ShardFigures figures) implements Command {}
+
+    private record RoundTimedOut(long round) implements Command {}
+
+    /** The publisher id of $SYS messages (never a client's: client ids cannot start with '$' here). */
+    static final String PUBLISHER = "$SYS";
+    /** A shard that does not answer within this (it is restarting) is left out of one round. */
+    private static final Duration ROUND_TIMEOUT = Duration.ofSeconds(2);
+
+    private final List<ActorRef<ShardMessage>> shards;
+    private final Optional<Store> store;
+    private final LongSupplier clock;
+    private final long startedAt;
+    private final TimerScheduler<Command> timers;
+    private final ActorRef<ShardFigures> reports;
+    private final SysTopics sysTopics;
+    private final Map<Integer, ShardFigures> received = new HashMap<>();
+    private final List<ActorRef<BrokerFigures>> waiting = new ArrayList<>();
+    private long round;
+    private boolean inProgress;
+    private boolean publishSys;
+    private long lastPublishedAt;
+    private long maximumConnected;
+
+    static Behavior<Command> create(List<ActorRef<ShardMessage>> shards, Optional<Store> store, Duration sysInterval,
+                                    String version, LongSupplier clock) {
+        return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
+            if (!sysInterval.isZero()) timers.startTimerWithFixedDelay(Tick.INSTANCE, Duration.ZERO, sysInterval);
+            return new FiguresCollector(context, timers, shards, store, version, clock);
+        }));
+    }
+
+    private FiguresCollector(ActorContext<Command> context, TimerScheduler<Command> timers,
+                             List<ActorRef<ShardMessage>> shards, Optional<Store> store, String version, LongSupplier clock) {
+        super(context);
+        this.timers = timers;
+        this.shards = List.copyOf(shards);
+        this.store = store;
+        this.clock = clock;
+        this.startedAt = clock.getAsLong();
+        this.lastPublishedAt = startedAt;
+        this.sysTopics = new SysTopics(version);
+        this.reports = context.messageAdapter(ShardFigures.class, Report::new);
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(Collect.class, collect -> {
+                    waiting.add(collect.replyTo());
+                    return startRound();
+                })
+                .onMessageEquals(Tick.INSTANCE, () -> {
+                    publishSys = true;
+                    return startRound();
+                })
+                .onMessage(Report.class, this::onReport)
+                .onMessage(RoundTimedOut.class, timedOut -> timedOut.round() == round && inProgress ? finishRound() : this)
+                .build();
+    }
+
+    /** Asks every shard; a request that comes while a round is under way is answered by that round. */
+    private Behavior<Command> startRound() {
+        if (inProgress) return this;
+        inProgress = true;
+        round++;
+        received.clear();
+        shards.forEach(shard -> shard.tell(new Shard.GetFigures(reports)));
+        timers.startSingleTimer(new RoundTimedOut(round), ROUND_TIMEOUT);
+        return this;
+    }
+
+    private Behavior<Command> onReport(Report report) {
+        if (!inProgress) return this;  // late, from a round that timed out
+        received.put(report.figures().shard(), report.figures());
+        return received.size() < shards.size() ? this : finishRound();
+    }
+
+    private Behavior<Command> finishRound() {
+        inProgress = false;
+        long now = clock.getAsLong();
+        var perShard = new ArrayList<>(received.values());
+        perShard.sort(Comparator.comparingInt(ShardFigures::shard));
+        var runtime = Runtime.getRuntime();
+        long connected = perShard.stream().mapToLong(shard -> shard.gauges().connections()).sum();
+        maximumConnected = Math.max(maximumConnected, connected);
+        var figures = new BrokerFigures((now - startedAt) / 1_000_000_000L, perShard, maximumConnected,
+                runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory(), store.map(Store::sizeOnDisk).orElse(0L));
+        waiting.forEach(replyTo -> replyTo.tell(figures));
+        waiting.clear();
+        if (publishSys) {
+            publishSys = false;
+            publish(figures, now);
+        }
+        return this;
+    }
+
+    private void publish(BrokerFigures figures, long now) {
+        double seconds = (now - lastPublishedAt) / 1e9;
+        lastPublishedAt = now;
+        var shard = shards.get(0);
+        sysTopics.changed(figures, seconds).forEach((topic, value) -> shard.tell(new ShardRequest.Route(PUBLISHER,
+                Message.received(topic, Binary.utf8(value), QoS.AT_MOST_ONCE, true, Properties.NONE, now))));
+    }
+}
