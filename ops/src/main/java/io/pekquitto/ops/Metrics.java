@@ -126,7 +126,8 @@ final class Metrics implements LatencyObserver, AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (server != null) server.close();
+        server = null;
     }
 }
