@@ -1,15 +1,18 @@
 package io.pekquitto.ops;
 
 import com.typesafe.config.ConfigFactory;
+import io.pekquitto.auth.ReloadableSecurity;
 import io.pekquitto.auth.Security;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -31,11 +34,16 @@ public final class Pekquitto implements AutoCloseable {
     private final ActorSystem<Broker.Command> system;
     private final List<InetSocketAddress> boundAddresses;
     private final ShardCounts counts;
+    /** What {@link #reload} swaps: the password and ACL files (when started from them), each listener's TLS. */
+    private final Optional<ReloadableSecurity> fileSecurity;
+    private final List<Optional<ReloadableTls>> tls;
 
-    private Pekquitto(ActorSystem<Broker.Command> system, List<InetSocketAddress> boundAddresses, ShardCounts counts) {
+    private Pekquitto(ActorSystem<Broker.Command> system, Broker.Bound bound, Optional<ReloadableSecurity> fileSecurity) {
         this.system = system;
-        this.boundAddresses = boundAddresses;
-        this.counts = counts;
+        this.boundAddresses = bound.addresses();
+        this.counts = bound.counts();
+        this.fileSecurity = fileSecurity;
+        this.tls = bound.tls();
     }
 
     /**
@@ -48,7 +56,8 @@ public final class Pekquitto implements AutoCloseable {
      *                                  file and the line)
      */
     public static Pekquitto start(BrokerSettings settings) {
-        return start(settings, settings.auth().readSecurity());
+        var files = new ReloadableSecurity(settings.auth().readSecurity());
+        return start(settings, files.security(), UnaryOperator.identity(), Optional.of(files));
     }
 
     /**
@@ -62,6 +71,12 @@ public final class Pekquitto implements AutoCloseable {
     /** Starts the broker with each shard's behaviour wrapped by {@code aroundShard} (see {@link Broker#create}). */
     public static Pekquitto start(BrokerSettings settings, Security security,
                                   UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+        return start(settings, security, aroundShard, Optional.empty());
+    }
+
+    private static Pekquitto start(BrokerSettings settings, Security security,
+                                   UnaryOperator<Behavior<ShardMessage>> aroundShard,
+                                   Optional<ReloadableSecurity> fileSecurity) {
         var config = Broker.dispatcherConfig(settings.shards()).withFallback(ConfigLoader.actorSystemConfig());
         if (settings.shards() == 1) {
             // Pekko's TCP connection actors on the shard's own thread: a read or a write no longer hops
@@ -78,7 +93,7 @@ public final class Pekquitto implements AutoCloseable {
                     .toCompletableFuture()
                     .get(BIND_TIMEOUT.toSeconds() + 1, TimeUnit.SECONDS);
             if (bound.failure().isPresent()) throw new IllegalStateException(bound.failure().get());
-            return new Pekquitto(system, bound.addresses(), bound.counts());
+            return new Pekquitto(system, bound, fileSecurity);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stop(system);
@@ -103,6 +118,21 @@ public final class Pekquitto implements AutoCloseable {
     /** Connections per shard, live and parked. */
     public ShardCounts counts() {
         return counts;
+    }
+
+    /**
+     * Reads again what can change without a restart and swaps it in, all of it or nothing: the password
+     * and ACL files of {@code settings.auth()} (for a broker started with {@link #start(BrokerSettings)};
+     * an embedder's own {@code Security} is its own to change) and the certificate, key and CA files of
+     * each TLS listener, from listener {@code i}'s {@code tls} section in {@code settings}. New CONNECTs
+     * and new TLS connections get what was read; connected clients stay connected, their next PUBLISH and
+     * SUBSCRIBE judged by the new ACL. Other changes in {@code settings} are not applied.
+     *
+     * @return what was reloaded, a phrase each (for a log line)
+     * @throws IllegalArgumentException naming the file that could not be read and why; nothing changed
+     */
+    public synchronized List<String> reload(BrokerSettings settings) {
+        return Reload.apply(settings, fileSecurity, tls, boundAddresses);
     }
 
     /** The broker's actor system: the guardian is the Broker, shards are its children {@code shard-N}. */
