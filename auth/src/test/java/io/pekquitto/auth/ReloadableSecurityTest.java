@@ -62,15 +62,16 @@ class ReloadableSecurityTest {
     @Test
     void aClientsDecisionsAreResolvedOncePerReplaceNotPerDecision() {
         var resolved = new AtomicInteger();
+        // Only forClient may be asked: a connection's decisions go through what it resolved.
         Authorizer counting = new Authorizer() {
             @Override
             public boolean canPublish(ClientIdentity client, String topic) {
-                return true;
+                throw new AssertionError("canPublish(client, topic) asked instead of the client's decisions");
             }
 
             @Override
             public boolean canSubscribe(ClientIdentity client, String filter) {
-                return true;
+                throw new AssertionError("canSubscribe(client, filter) asked instead of the client's decisions");
             }
 
             @Override
