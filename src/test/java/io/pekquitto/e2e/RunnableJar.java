@@ -7,7 +7,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -44,14 +47,41 @@ public final class RunnableJar implements AutoCloseable {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
+    /** {@code bin/pekquitto}, which Failsafe passes in the system property {@code pekquitto.launcher}. */
+    public static String launcher() {
+        var launcher = System.getProperty("pekquitto.launcher");
+        assertNotNull(launcher, "pekquitto.launcher is set by Failsafe: run with mvn verify");
+        return launcher;
+    }
+
     /** Starts the jar with {@code configuration} (HOCON keys without the {@code pekquitto} root) as its {@code -c} file. */
     public static RunnableJar start(String configuration) throws IOException, InterruptedException {
+        return start(configuration, List.of(java(), "-jar", path()), Map.of());
+    }
+
+    /**
+     * Starts the jar through {@code bin/pekquitto} with {@code configuration} as its {@code -c} file and
+     * {@code environment} added to the test's (by default the launcher runs this jar on this JVM).
+     */
+    public static RunnableJar startWithLauncher(String configuration, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        return start(configuration, List.of(launcher()), environment);
+    }
+
+    private static RunnableJar start(String configuration, List<String> command, Map<String, String> environment)
+            throws IOException, InterruptedException {
         var dir = Files.createTempDirectory("pekquitto-jar");
         var file = Files.writeString(dir.resolve("broker.conf"), configuration);
         var stderr = dir.resolve("stderr");
+        var arguments = new ArrayList<>(command);
+        arguments.addAll(List.of("-c", file.toString()));
         // In its own directory: the store it keeps by default (./data) goes with it.
-        var process = new ProcessBuilder(java(), "-jar", path(), "-c", file.toString()).directory(dir.toFile())
-                .redirectOutput(dir.resolve("stdout").toFile()).redirectError(stderr.toFile()).start();
+        var builder = new ProcessBuilder(arguments).directory(dir.toFile())
+                .redirectOutput(dir.resolve("stdout").toFile()).redirectError(stderr.toFile());
+        builder.environment().put("PEKQUITTO_JAR", path());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().putAll(environment);
+        var process = builder.start();
         try {
             return new RunnableJar(process, dir, awaitPort(process, stderr));
         } catch (IOException | InterruptedException | RuntimeException | AssertionError e) {
@@ -81,6 +111,37 @@ public final class RunnableJar implements AutoCloseable {
     /** What the broker has logged so far (on stderr). */
     public String log() throws IOException {
         return Files.readString(dir.resolve("stderr"));
+    }
+
+    /** Waits until the log holds {@code text} {@code count} times (polled, at most {@code timeout}). */
+    public void awaitLog(String text, int count, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (occurrences(log(), text) < count) {
+            if (System.nanoTime() > deadline) fail("no " + count + " x '" + text + "' in the log within " + timeout + ": " + log());
+            Thread.sleep(20);
+        }
+    }
+
+    private static int occurrences(String log, String text) {
+        int count = 0;
+        for (int at = log.indexOf(text); at >= 0; at = log.indexOf(text, at + text.length())) count++;
+        return count;
+    }
+
+    /** The broker's {@code -c} file, for a test to rewrite before a reload. */
+    public Path configFile() {
+        return dir.resolve("broker.conf");
+    }
+
+    /** The broker's process: with the launcher too, the JVM itself (the launcher execs it). */
+    public ProcessHandle process() {
+        return process.toHandle();
+    }
+
+    /** Sends SIGHUP, as {@code kill -HUP PID}: the broker reloads. */
+    public void hangUp() throws IOException, InterruptedException {
+        var kill = new ProcessBuilder("kill", "-HUP", Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) fail("kill -HUP failed");
     }
 
     /** Stops the broker as an operator would (SIGTERM, so its shutdown hook runs), then by force if it hangs. */

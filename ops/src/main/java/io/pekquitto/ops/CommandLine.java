@@ -63,10 +63,19 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
         return new CommandLine(configFile, port, verbose, help, version, testConfig);
     }
 
+    /** What the configuration sets: the broker's settings and, for the standalone broker, {@code log.level}. */
+    record Configuration(BrokerSettings broker, String logLevel) {}
+
     /** The settings this command line asks for: the configuration, then {@code -p} on the first listener. */
     BrokerSettings settings(Properties systemProperties) {
+        return configuration(systemProperties).broker();
+    }
+
+    /** The configuration this command line asks for, read now (at start, and again on each reload). */
+    Configuration configuration(Properties systemProperties) {
         var config = ConfigLoader.load(configFile, systemProperties);
-        return SettingsReader.read(port.isPresent() ? withFirstListenerPort(config, port.getAsInt()) : config);
+        var broker = SettingsReader.read(port.isPresent() ? withFirstListenerPort(config, port.getAsInt()) : config);
+        return new Configuration(broker, LogLevel.configured(config));
     }
 
     private static String argument(String[] args, int index, String option) {

@@ -24,8 +24,6 @@ import sun.misc.Signal;
  */
 public final class Main {
 
-    /** Read by logback.xml as the level of {@code io.pekquitto}; the environment variable works too. */
-    static final String LOG_LEVEL_PROPERTY = "PEKQUITTO_LOG_LEVEL";
     /** {@code text} (the default: logback.xml) or {@code json} (logback-json.xml); the environment variable works too. */
     static final String LOG_FORMAT_PROPERTY = "PEKQUITTO_LOG_FORMAT";
 
@@ -43,7 +41,7 @@ public final class Main {
             return PasswdCommand.run(List.of(args).subList(1, args.length), System.in, out, err);
         }
         CommandLine commandLine;
-        BrokerSettings settings;
+        CommandLine.Configuration configuration;
         try {
             commandLine = CommandLine.parse(args);
             if (commandLine.help()) {
@@ -54,7 +52,7 @@ public final class Main {
                 out.println("pekquitto " + version());
                 return 0;
             }
-            settings = commandLine.settings(System.getProperties());
+            configuration = commandLine.configuration(System.getProperties());
             var logFormat = System.getProperty(LOG_FORMAT_PROPERTY, System.getenv(LOG_FORMAT_PROPERTY));
             checkLogFormat(logFormat);
             if ("json".equals(logFormat)) System.setProperty("logback.configurationFile", "logback-json.xml");
@@ -63,10 +61,12 @@ public final class Main {
             err.println("Use -h to see usage.");
             return 1;
         }
+        var settings = configuration.broker();
         if (commandLine.testConfig()) return testConfig(commandLine, settings, out, err);
-        if (commandLine.verbose()) System.setProperty(LOG_LEVEL_PROPERTY, "DEBUG");
+        var logLevel = LogLevel.atStart(commandLine.verbose(), configuration.logLevel());
+        logLevel.beforeLogback();
         try {
-            serve(settings);
+            serve(commandLine, settings, logLevel);
         } catch (IllegalStateException | IllegalArgumentException e) {
             // A listener that cannot bind, or settings the broker cannot run yet: say which, exit 1.
             err.println("pekquitto: " + e.getMessage());
@@ -105,13 +105,14 @@ public final class Main {
         return Broker.version();
     }
 
-    private static void serve(BrokerSettings settings) {
+    private static void serve(CommandLine commandLine, BrokerSettings settings, LogLevel logLevel) {
         // Only now: Logback configures itself at the first logger, and -v must be set before that.
         var log = LoggerFactory.getLogger(Main.class);
         var broker = Pekquitto.start(settings);
         // SIGTERM and SIGINT shut the broker down gracefully, and main then exits 0: as a JVM shutdown hook
         // the same work would end in exit status 143. Other exits still run Pekko's own hook.
         for (var name : List.of("TERM", "INT")) Signal.handle(new Signal(name), signal -> stopOnSignal(broker, log, name));
+        ReloadOnHangup.install(broker, commandLine, settings, logLevel);
         var addresses = broker.boundAddresses();
         for (int i = 0; i < addresses.size(); i++) {
             var address = addresses.get(i);

@@ -1,6 +1,7 @@
 package io.pekquitto.ops;
 
 import com.typesafe.config.ConfigFactory;
+import io.pekquitto.auth.ReloadableSecurity;
 import io.pekquitto.auth.Security;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.ShardCounts;
@@ -8,6 +9,7 @@ import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -40,14 +42,19 @@ public final class Pekquitto implements AutoCloseable {
     private final Duration stopTimeout;
     private final Optional<Metrics> metrics;
     private Optional<InetSocketAddress> metricsAddress = Optional.empty();
+    /** What {@link #reload} swaps: the password and ACL files (when started from them), each listener's TLS. */
+    private final Optional<ReloadableSecurity> fileSecurity;
+    private final List<Optional<ReloadableTls>> tls;
 
-    private Pekquitto(ActorSystem<Broker.Command> system, List<InetSocketAddress> boundAddresses, ShardCounts counts,
+    private Pekquitto(ActorSystem<Broker.Command> system, Broker.Bound bound, Optional<ReloadableSecurity> fileSecurity,
                       Duration stopTimeout, Optional<Metrics> metrics) {
         this.system = system;
+        this.boundAddresses = bound.addresses();
+        this.counts = bound.counts();
+        this.fileSecurity = fileSecurity;
+        this.tls = bound.tls();
         this.stopTimeout = stopTimeout;
         this.metrics = metrics;
-        this.boundAddresses = boundAddresses;
-        this.counts = counts;
     }
 
     /**
@@ -60,7 +67,8 @@ public final class Pekquitto implements AutoCloseable {
      *                                  file and the line)
      */
     public static Pekquitto start(BrokerSettings settings) {
-        return start(settings, settings.auth().readSecurity());
+        var files = new ReloadableSecurity(settings.auth().readSecurity());
+        return start(settings, files.security(), UnaryOperator.identity(), Optional.of(files));
     }
 
     /**
@@ -74,6 +82,12 @@ public final class Pekquitto implements AutoCloseable {
     /** Starts the broker with each shard's behaviour wrapped by {@code aroundShard} (see {@link Broker#create}). */
     public static Pekquitto start(BrokerSettings settings, Security security,
                                   UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+        return start(settings, security, aroundShard, Optional.empty());
+    }
+
+    private static Pekquitto start(BrokerSettings settings, Security security,
+                                   UnaryOperator<Behavior<ShardMessage>> aroundShard,
+                                   Optional<ReloadableSecurity> fileSecurity) {
         var shutdownTimeout = settings.operations().shutdownTimeout();
         // The broker's own shutdown task runs in this phase (Broker.Shutdown) and may take the whole timeout.
         var config = ConfigFactory.parseMap(Map.of("pekko.coordinated-shutdown.phases.service-requests-done.timeout",
@@ -98,7 +112,7 @@ public final class Pekquitto implements AutoCloseable {
                     .toCompletableFuture()
                     .get(BIND_TIMEOUT.toSeconds() + 1, TimeUnit.SECONDS);
             if (bound.failure().isPresent()) throw new IllegalStateException(bound.failure().get());
-            var pekquitto = new Pekquitto(system, bound.addresses(), bound.counts(), shutdownTimeout.plus(STOP_MARGIN), metrics);
+            var pekquitto = new Pekquitto(system, bound, fileSecurity, shutdownTimeout.plus(STOP_MARGIN), metrics);
             metrics.ifPresent(served -> {
                 served.serve(metricsSettings, new FreshFigures(() -> figures(system), System::nanoTime));
                 pekquitto.metricsAddress = Optional.of(served.address(metricsSettings));
@@ -143,6 +157,21 @@ public final class Pekquitto implements AutoCloseable {
 
     private static CompletionStage<BrokerFigures> figures(ActorSystem<Broker.Command> system) {
         return AskPattern.ask(system, Broker.GetFigures::new, FIGURES_TIMEOUT, system.scheduler());
+    }
+
+    /**
+     * Reads again what can change without a restart and swaps it in, all of it or nothing: the password
+     * and ACL files of {@code settings.auth()} (for a broker started with {@link #start(BrokerSettings)};
+     * an embedder's own {@code Security} is its own to change) and the certificate, key and CA files of
+     * each TLS listener, from listener {@code i}'s {@code tls} section in {@code settings}. New CONNECTs
+     * and new TLS connections get what was read; connected clients stay connected, their next PUBLISH and
+     * SUBSCRIBE judged by the new ACL. Other changes in {@code settings} are not applied.
+     *
+     * @return what was reloaded, a phrase each (for a log line)
+     * @throws IllegalArgumentException naming the file that could not be read and why; nothing changed
+     */
+    public synchronized List<String> reload(BrokerSettings settings) {
+        return Reload.apply(settings, fileSecurity, tls, boundAddresses);
     }
 
     /** The broker's actor system: the guardian is the Broker, shards are its children {@code shard-N}. */

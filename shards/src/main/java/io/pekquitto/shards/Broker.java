@@ -9,6 +9,7 @@ import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.store.Store;
+import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,8 +48,12 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     /** Asks for the listeners' bound addresses; answered once every listener is bound or one failed. */
     public record GetBoundAddresses(ActorRef<Bound> replyTo) implements Command {}
 
-    /** The bound address of each listener in configuration order, or why binding failed. */
-    public record Bound(List<InetSocketAddress> addresses, Optional<String> failure, ShardCounts counts) {}
+    /**
+     * The bound address of each listener in configuration order, or why binding failed; {@code tls} has,
+     * in the same order, each TLS listener's certificate as it serves it, for a reload to replace.
+     */
+    public record Bound(List<InetSocketAddress> addresses, Optional<String> failure, ShardCounts counts,
+                        List<Optional<ReloadableTls>> tls) {}
 
     /**
      * Shuts the broker down gracefully and stops it: the listeners close, every client is disconnected
@@ -67,8 +72,8 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private enum ShutdownTimedOut implements Command { INSTANCE }
 
-    /** From a {@link TcpListener}: it is bound. */
-    record ListenerBound(int index, InetSocketAddress address) implements Command {}
+    /** From a {@link TcpListener}: it is bound, with its TLS files read. */
+    record ListenerBound(int index, InetSocketAddress address, Optional<ReloadableTls> tls) implements Command {}
 
     /** From a {@link TcpListener}: it could not bind. */
     record ListenerFailed(int index, String cause) implements Command {}
@@ -78,6 +83,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private final List<ActorRef<ShardMessage>> shards = new ArrayList<>();
     private final ShardCounts counts;
     private final InetSocketAddress[] boundAddresses;
+    private final List<Optional<ReloadableTls>> listenerTls = new ArrayList<>();
     private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
     private final List<org.apache.pekko.actor.ActorRef> listeners = new ArrayList<>();
     private final TimerScheduler<Command> timers;
@@ -187,6 +193,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
         for (int i = 0; i < settings.listeners().size(); i++) {
+            listenerTls.add(Optional.empty());
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             // On Pekko IO's worker dispatcher, with the connection actors it hears from: with one shard that is
             // the shard's thread, and an accept reaches the shard without changing threads.
@@ -271,6 +278,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private Behavior<Command> onListenerBound(ListenerBound bound) {
         boundAddresses[bound.index()] = bound.address();
+        listenerTls.set(bound.index(), bound.tls());
         listenersBound++;
         getContext().getLog().debug("listening on [{}]", bound.address());
         answerIfBound();
@@ -286,7 +294,8 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private void answerIfBound() {
         if (bindFailure.isEmpty() && listenersBound < boundAddresses.length) return;
-        var answer = new Bound(bindFailure.isPresent() ? List.of() : List.of(boundAddresses), bindFailure, counts);
+        var answer = bindFailure.isPresent() ? new Bound(List.of(), bindFailure, counts, List.of())
+                : new Bound(List.of(boundAddresses), bindFailure, counts, List.copyOf(listenerTls));
         waitingForBinding.forEach(replyTo -> replyTo.tell(answer));
         waitingForBinding.clear();
     }

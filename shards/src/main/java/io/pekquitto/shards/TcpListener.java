@@ -2,7 +2,7 @@ package io.pekquitto.shards;
 
 import io.pekquitto.auth.tls.TlsConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
-import io.pekquitto.shards.tcp.ListenerTls;
+import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.tcp.TlsFiles;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -32,7 +32,7 @@ final class TcpListener extends AbstractActor {
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
     private ActorRef listener;
     private int acceptsLeft;
-    private Optional<ListenerTls> tls = Optional.empty();
+    private Optional<ReloadableTls> tls = Optional.empty();
 
     static Props props(int index, ListenerSettings settings, ShardPlacement placement,
                        org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
@@ -52,7 +52,7 @@ final class TcpListener extends AbstractActor {
         if (settings.tls().isPresent()) {
             try {
                 // Read before binding: a bad file stops the broker at start, naming the file.
-                tls = Optional.of(TlsFiles.load(settings.tls().get()));
+                tls = Optional.of(new ReloadableTls(TlsFiles.load(settings.tls().get())));
             } catch (TlsConfigurationException e) {
                 broker.tell(new Broker.ListenerFailed(index, "listener " + settings.host() + ":" + settings.port()
                         + ": " + e.getMessage()));
@@ -70,7 +70,7 @@ final class TcpListener extends AbstractActor {
         return receiveBuilder()
                 .match(Tcp.Bound.class, bound -> {
                     listener = getSender();
-                    broker.tell(new Broker.ListenerBound(index, bound.localAddress()));
+                    broker.tell(new Broker.ListenerBound(index, bound.localAddress(), tls));
                     resumeAccepting();
                 })
                 .match(Tcp.CommandFailed.class, failed -> {
@@ -83,7 +83,9 @@ final class TcpListener extends AbstractActor {
                 })
                 .match(Tcp.Unbound.class, unbound -> getContext().stop(getSelf()))
                 .match(Tcp.Connected.class, connected -> {
-                    placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(), tls));
+                    // The certificate current now: a reload between two accepts applies from the second.
+                    placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(),
+                            tls.map(ReloadableTls::current)));
                     if (--acceptsLeft == 0) resumeAccepting();
                 })
                 .build();
