@@ -28,8 +28,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 /**
  * The broker's guardian: spawns one {@link Shard} per configured shard, each on its own single-thread
  * dispatcher, binds the listeners and hands each accepted connection to a shard. Embedders spawn
- * {@link #create(BrokerSettings)} in their own actor system, after adding {@link #dispatcherConfig(int)}
- * to its configuration.
+ * {@link #create(BrokerSettings)} in their own actor system, with {@link #dispatcherConfig(int)} in its
+ * configuration to tune the shards' dispatchers, else the broker registers them itself.
  */
 public final class Broker extends AbstractBehavior<Broker.Command> {
 
@@ -129,6 +129,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Broker(ActorContext<Command> context, BrokerSettings settings, Security security, Optional<Store> store,
                    UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         super(context);
+        ShardDispatchers.registerMissing(context.getSystem(), settings.shards());  // an embedder need not configure them
         this.store = store;
         this.settings = settings;
         this.counts = new ShardCounts(settings.shards());
