@@ -3,6 +3,8 @@ package io.pekquitto.shards;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.auth.Security;
+import io.pekquitto.shards.client.ConnectOptions;
+import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -28,8 +30,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 /**
  * The broker's guardian: spawns one {@link Shard} per configured shard, each on its own single-thread
  * dispatcher, binds the listeners and hands each accepted connection to a shard. Embedders spawn
- * {@link #create(BrokerSettings)} in their own actor system, with {@link #dispatcherConfig(int)} in its
- * configuration to tune the shards' dispatchers, else the broker registers them itself.
+ * {@link #create(BrokerSettings)} in their own actor system (with {@link #dispatcherConfig(int)} in its
+ * configuration to tune the shards' dispatchers, else the broker registers them itself) and connect
+ * in-process clients with {@link ConnectClient}.
  */
 public final class Broker extends AbstractBehavior<Broker.Command> {
 
@@ -40,6 +43,13 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     /** The bound address of each listener in configuration order, or why binding failed. */
     public record Bound(List<InetSocketAddress> addresses, Optional<String> failure, ShardCounts counts) {}
+
+    /**
+     * Connects an {@link InProcessClient}: an MQTT client for actors, with no socket. It is served by the
+     * shard of its client id, and {@code replyTo} hears {@link InProcessClient.Connected} or
+     * {@link InProcessClient.Refused}.
+     */
+    public record ConnectClient(ConnectOptions options, ActorRef<InProcessClient.ConnectOutcome> replyTo) implements Command {}
 
     /** From a {@link TcpListener}: it is bound. */
     record ListenerBound(int index, InetSocketAddress address) implements Command {}
@@ -164,6 +174,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                     return this;
                 })
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
+                .onMessage(ConnectClient.class, this::onConnectClient)
                 .onMessage(ListenerBound.class, this::onListenerBound)
                 .onMessage(ListenerFailed.class, this::onListenerFailed)
                 .build();
@@ -172,6 +183,12 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Behavior<Command> onGetBoundAddresses(GetBoundAddresses get) {
         waitingForBinding.add(get.replyTo());
         answerIfBound();
+        return this;
+    }
+
+    private Behavior<Command> onConnectClient(ConnectClient connect) {
+        int shard = ShardPlacement.forInProcessClient(connect.options().clientId(), counts.connections());
+        shards.get(shard).tell(new InProcessClient.Start(connect.options(), connect.replyTo()));
         return this;
     }
 

@@ -1,6 +1,7 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.auth.Security;
+import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardEnvironment;
@@ -180,6 +181,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public Receive<ShardMessage> createReceive() {
         return newReceiveBuilder()
                 .onMessage(Accept.class, this::onAccept)
+                .onMessage(InProcessClient.Start.class, this::onStartClient)
                 .onMessage(Peers.class, this::onPeers)
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
@@ -238,6 +240,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote()), connection));
         sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls()),
                 org.apache.pekko.actor.ActorRef.noSender());
+        return this;
+    }
+
+    /** An in-process client: a connection without a socket, a child on this thread like the others. */
+    private Behavior<ShardMessage> onStartClient(InProcessClient.Start start) {
+        var connection = new ConnectionRef(resumer);
+        connection.bind(spawn(InProcessClient.create(environment, getContext().getSelf().narrow(), connection, start), connection));
         return this;
     }
 
