@@ -65,6 +65,10 @@ public final class InProcessClient extends AbstractBehavior<Object> {
             this(topic, payload, qos, retain, MessageProperties.NONE, Optional.empty());
         }
 
+        public Publish(String topic, Binary payload, QoS qos, boolean retain, MessageProperties properties) {
+            this(topic, payload, qos, retain, properties, Optional.empty());
+        }
+
         public Publish(String topic, Binary payload, QoS qos, boolean retain, MessageProperties properties,
                        ActorRef<Published> replyTo) {
             this(topic, payload, qos, retain, properties, Optional.of(replyTo));
@@ -92,6 +96,10 @@ public final class InProcessClient extends AbstractBehavior<Object> {
             Objects.requireNonNull(replyTo, "replyTo");
         }
 
+        public Subscribe(String topicFilter, QoS qos, ActorRef<ReceivedMessage> subscriber) {
+            this(topicFilter, SubscriptionOptions.of(qos), subscriber, Optional.empty());
+        }
+
         public Subscribe(String topicFilter, QoS qos, ActorRef<ReceivedMessage> subscriber, ActorRef<Subscribed> replyTo) {
             this(topicFilter, SubscriptionOptions.of(qos), subscriber, Optional.of(replyTo));
         }
@@ -109,6 +117,10 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         public Unsubscribe {
             Objects.requireNonNull(topicFilter, "topicFilter");
             Objects.requireNonNull(replyTo, "replyTo");
+        }
+
+        public Unsubscribe(String topicFilter, ActorRef<Unsubscribed> replyTo) {
+            this(topicFilter, Optional.of(replyTo));
         }
     }
 
