@@ -2,17 +2,23 @@ package io.pekquitto.shards;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.MessageProperties;
 import io.pekquitto.shards.client.ReceivedMessage;
 import io.pekquitto.shards.session.SessionDirectory;
 import io.pekquitto.shards.settings.BrokerSettings;
+import java.time.Duration;
 import java.util.HashSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -118,5 +124,25 @@ class EmbeddedBrokerTest {
         watcher.expectTerminated(first.client());
         assertTrue(second.sessionPresent());
         assertNotEquals(first.client(), second.client());
+    }
+
+    @Test
+    void codeThatIsNotAnActorUsesTheEmbeddedClient() throws Exception {
+        var timeout = Duration.ofSeconds(3);
+        var subscriber = EmbeddedClient.connect(testKit.system(), broker, ConnectOptions.clientId(ON_SHARD_0), timeout)
+                .toCompletableFuture().get();
+        var received = new LinkedBlockingQueue<String>();
+        var subscribed = subscriber.subscribe("reports/#", QoS.AT_LEAST_ONCE, message -> received.add(message.payload().asUtf8()));
+        assertTrue(subscribed.toCompletableFuture().get().isSuccess());
+        var publisher = EmbeddedClient.connect(testKit.system(), broker, ConnectOptions.clientId(ON_SHARD_1), timeout)
+                .toCompletableFuture().get();
+        for (int i = 0; i < 30; i++) {  // more than max-inflight-messages: each is acknowledged as the handler returns
+            var published = publisher.publish("reports/" + i, Binary.utf8("report " + i), QoS.EXACTLY_ONCE, false, MessageProperties.NONE);
+            assertTrue(published.toCompletableFuture().get().isSuccess());
+        }
+        for (int i = 0; i < 30; i++) assertEquals("report " + i, received.poll(3, TimeUnit.SECONDS));
+        var refused = EmbeddedClient.connect(testKit.system(), broker, ConnectOptions.clientId("\u0000"), timeout).toCompletableFuture();
+        var failure = assertThrows(ExecutionException.class, refused::get);
+        assertEquals(ReasonCode.CLIENT_IDENTIFIER_NOT_VALID, ((EmbeddedClient.RefusedException) failure.getCause()).reason());
     }
 }
