@@ -27,9 +27,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.eclipse.paho.mqttv5.common.packet.MqttProperties;
@@ -112,13 +116,15 @@ class EmbeddedBrokerIT {
         }
 
         private V5Client v5(String role) throws Exception {
-            var client = V5Client.connect(port, Names.clientId(role), options -> {});
-            sockets.add(client);
-            return client;
+            return track(V5Client.connect(port, Names.clientId(role), options -> {}));
         }
 
         private V3Client v3(String role) throws Exception {
-            var client = V3Client.connect(port, Names.clientId(role), options -> {});
+            return track(V3Client.connect(port, Names.clientId(role), options -> {}));
+        }
+
+        /** Closed after the class's tests. */
+        private <C extends AutoCloseable> C track(C client) {
             sockets.add(client);
             return client;
         }
@@ -154,27 +160,37 @@ class EmbeddedBrokerIT {
             return message;
         }
 
+        /** The README's example: an application's guardian spawns the broker and its thermostat, side by side. */
         @Test
         void theThermostatHearsTheSocketSensorsAndTellsTheSocketClientsOfTheHeating() throws Exception {
-            var sensor = v3("sensor");
-            var heating = v5("heating");
-            heating.subscribe("heating/command", 2);
-            // Retained: the thermostat gets the last reading when it subscribes, whenever that is.
-            sensor.publish("sensors/kitchen/temperature", "18.5", 1, true);
-            var thermostat = application.spawn(Thermostat.create(broker), "thermostat");
-            var on = heating.inbox().next();
-            assertEquals("on", on.text());
-            assertEquals(2, on.qos());
-            assertEquals("text/plain", on.properties().getContentType());
-            assertEquals(List.of(new UserProperty("because", "sensors/kitchen/temperature")), on.properties().getUserProperties());
-            sensor.publish("sensors/kitchen/temperature", "22.0", 1, false);  // live, after the thermostat's SUBACK
-            assertEquals("off", heating.inbox().next().text());
-            var latecomer = v5("latecomer");
-            latecomer.subscribe("heating/command", 1);
-            var retained = latecomer.inbox().next();
-            assertTrue(retained.retained(), "the thermostat's retained command");
-            assertEquals("off", retained.text());
-            application.stop(thermostat);
+            var settings = BrokerSettings.parse("shards = " + shards + "\nlisteners = [{host = \"127.0.0.1\", port = 0}]");
+            var home = ActorSystem.create(Thermostat.application(settings), "home-automation");
+            try {
+                ActorRef<Broker.Command> broker = Adapter.toTyped(home.classicSystem().actorSelection("/user/pekquitto")
+                        .resolveOne(ARRIVAL).toCompletableFuture().get());
+                int homePort = AskPattern.<Broker.Command, Broker.Bound>ask(broker, Broker.GetBoundAddresses::new, ARRIVAL,
+                        home.scheduler()).toCompletableFuture().get().addresses().get(0).getPort();
+                var sensor = track(V3Client.connect(homePort, Names.clientId("sensor"), options -> {}));
+                var heating = track(V5Client.connect(homePort, Names.clientId("heating"), options -> {}));
+                heating.subscribe("heating/command", 2);
+                // Retained: the thermostat gets the last reading when it subscribes, whenever that is.
+                sensor.publish("sensors/kitchen/temperature", "18.5", 1, true);
+                var on = heating.inbox().next();
+                assertEquals("on", on.text());
+                assertEquals(2, on.qos());
+                assertEquals("text/plain", on.properties().getContentType());
+                assertEquals(List.of(new UserProperty("because", "sensors/kitchen/temperature")), on.properties().getUserProperties());
+                sensor.publish("sensors/kitchen/temperature", "22.0", 1, false);  // live, after the thermostat's SUBACK
+                assertEquals("off", heating.inbox().next().text());
+                var latecomer = track(V5Client.connect(homePort, Names.clientId("latecomer"), options -> {}));
+                latecomer.subscribe("heating/command", 1);
+                var retained = latecomer.inbox().next();
+                assertTrue(retained.retained(), "the thermostat's retained command");
+                assertEquals("off", retained.text());
+            } finally {
+                home.terminate();
+                home.getWhenTerminated().toCompletableFuture().get(ARRIVAL.toSeconds(), TimeUnit.SECONDS);
+            }
         }
 
         @Test
@@ -328,8 +344,7 @@ class EmbeddedBrokerIT {
             var will = new ConnectOptions.Will(willTopic, Binary.utf8("in-process client gone"), QoS.AT_LEAST_ONCE, false);
             var inProcess = connect(ConnectOptions.clientId(clientId).withWill(will));
             var death = application.createTestProbe();
-            var takeover = V5Client.connect(port, clientId, options -> {});
-            sockets.add(takeover);
+            var takeover = track(V5Client.connect(port, clientId, options -> {}));
             death.expectTerminated(inProcess, ARRIVAL);
             assertEquals("in-process client gone", watcher.inbox().next().text());
             assertTrue(takeover.isConnected());

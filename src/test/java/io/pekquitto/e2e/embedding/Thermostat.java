@@ -7,6 +7,7 @@ import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.MessageProperties;
 import io.pekquitto.shards.client.ReceivedMessage;
+import io.pekquitto.shards.settings.BrokerSettings;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -28,6 +29,15 @@ final class Thermostat extends AbstractBehavior<Thermostat.Command> {
 
     private final ActorRef<ReceivedMessage> readings;
     private ActorRef<InProcessClient.Command> client;
+
+    /** The application's guardian: the broker and the thermostat, side by side in one actor system. */
+    static Behavior<Void> application(BrokerSettings settings) {
+        return Behaviors.setup(context -> {
+            var broker = context.spawn(Broker.create(settings), "pekquitto");
+            context.spawn(Thermostat.create(broker), "thermostat");
+            return Behaviors.empty();
+        });
+    }
 
     static Behavior<Command> create(ActorRef<Broker.Command> broker) {
         return Behaviors.setup(context -> new Thermostat(context, broker));
