@@ -48,8 +48,8 @@ public final class InProcessClient extends AbstractBehavior<Object> {
 
     /**
      * Publish an application message. {@code replyTo} hears {@link Published} once the message is routed
-     * (and stored, with a store); a QoS 1/2 publish waits for that either way, and at most
-     * {@code receive-maximum} of them may wait at once: more are refused with 0x97 Quota exceeded.
+     * (and stored, with a store); a QoS 1/2 publish waits for that even without a {@code replyTo}, and at
+     * most {@code receive-maximum} publishes may wait at once: more are refused with 0x97 Quota exceeded.
      */
     public record Publish(String topic, Binary payload, QoS qos, boolean retain, MessageProperties properties,
                           Optional<ActorRef<Published>> replyTo) implements Command {
