@@ -30,12 +30,18 @@ final class Thermostat extends AbstractBehavior<Thermostat.Command> {
     private final ActorRef<ReceivedMessage> readings;
     private ActorRef<InProcessClient.Command> client;
 
-    /** The application's guardian: the broker and the thermostat, side by side in one actor system. */
-    static Behavior<Void> application(BrokerSettings settings) {
+    /**
+     * The application's guardian: the broker and the thermostat, side by side in one actor system. It
+     * passes what the system is told on to the broker, so code outside actors reaches it too.
+     */
+    static Behavior<Broker.Command> application(BrokerSettings settings) {
         return Behaviors.setup(context -> {
             var broker = context.spawn(Broker.create(settings), "pekquitto");
             context.spawn(Thermostat.create(broker), "thermostat");
-            return Behaviors.empty();
+            return Behaviors.receiveMessage(command -> {
+                broker.tell(command);
+                return Behaviors.same();
+            });
         });
     }
 
