@@ -13,6 +13,7 @@ import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.EmbeddedClient;
 import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.MessageProperties;
@@ -184,6 +185,12 @@ class EmbeddedBrokerIT {
                 var retained = latecomer.inbox().next();
                 assertTrue(retained.retained(), "the thermostat's retained command");
                 assertEquals("off", retained.text());
+                // Code that is not an actor reaches the broker through the system, which passes its commands on.
+                var probe = EmbeddedClient.connect(home, home, ConnectOptions.clientId("probe"), ARRIVAL).toCompletableFuture().get();
+                var reading = probe.publish("sensors/cellar/temperature", Binary.utf8("12.0"), QoS.AT_LEAST_ONCE, false,
+                        MessageProperties.NONE);
+                assertTrue(reading.toCompletableFuture().get().isSuccess());
+                assertEquals("on", heating.inbox().next().text());
             } finally {
                 home.terminate();
                 home.getWhenTerminated().toCompletableFuture().get(ARRIVAL.toSeconds(), TimeUnit.SECONDS);
