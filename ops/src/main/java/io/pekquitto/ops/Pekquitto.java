@@ -27,8 +27,9 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 /**
  * A running broker in its own actor system: the standalone entry point behind {@code Main} and the
  * simplest way to embed pekquitto. Teams with their own {@code ActorSystem} spawn
- * {@link Broker#create(BrokerSettings, Security)} instead, with {@link Broker#dispatcherConfig(int)} in its
- * config.
+ * {@link Broker#create(BrokerSettings, Security)} instead (README, "Embedding pekquitto"): the shard
+ * dispatchers their configuration lacks are registered then, as {@link Broker#dispatcherConfig(int)}
+ * describes them.
  */
 public final class Pekquitto implements AutoCloseable {
     private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);

@@ -1,6 +1,8 @@
 package io.pekquitto.protocol;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -34,6 +36,19 @@ public final class Binary {
     public void writeTo(ByteBuffer target) { target.put(bytes); }
 
     public String asUtf8() { return new String(bytes, StandardCharsets.UTF_8); }
+
+    /** Whether the bytes are well-formed UTF-8: what a Payload Format Indicator of 1 announces (3.3.2.3.2). */
+    public boolean isUtf8() {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(asByteBuffer());
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
 
     @Override
     public boolean equals(Object o) { return o instanceof Binary b && Arrays.equals(bytes, b.bytes); }

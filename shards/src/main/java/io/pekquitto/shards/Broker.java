@@ -3,6 +3,8 @@ package io.pekquitto.shards;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.auth.Security;
+import io.pekquitto.shards.client.ConnectOptions;
+import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -38,8 +40,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 /**
  * The broker's guardian: spawns one {@link Shard} per configured shard, each on its own single-thread
  * dispatcher, binds the listeners and hands each accepted connection to a shard. Embedders spawn
- * {@link #create(BrokerSettings)} in their own actor system, after adding {@link #dispatcherConfig(int)}
- * to its configuration.
+ * {@link #create(BrokerSettings)} in their own actor system (with {@link #dispatcherConfig(int)} in its
+ * configuration to tune the shards' dispatchers, else the broker registers them itself) and connect
+ * in-process clients with {@link ConnectClient}.
  */
 public final class Broker extends AbstractBehavior<Broker.Command> {
 
@@ -74,6 +77,13 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     /** From a {@link TcpListener}: it is bound, with its TLS files read. */
     record ListenerBound(int index, InetSocketAddress address, Optional<ReloadableTls> tls) implements Command {}
+
+    /**
+     * Connects an {@link InProcessClient}: an MQTT client for actors, with no socket. It is served by the
+     * shard of its client id, and {@code replyTo} hears {@link InProcessClient.Connected} or
+     * {@link InProcessClient.Refused}.
+     */
+    public record ConnectClient(ConnectOptions options, ActorRef<InProcessClient.ConnectOutcome> replyTo) implements Command {}
 
     /** From a {@link TcpListener}: it could not bind. */
     record ListenerFailed(int index, String cause) implements Command {}
@@ -176,6 +186,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                    Security security, Optional<Store> store, UnaryOperator<Behavior<ShardMessage>> aroundShard,
                    LatencyObserver latency) {
         super(context);
+        ShardDispatchers.registerMissing(context.getSystem(), settings.shards());  // an embedder need not configure them
         this.timers = timers;
         this.store = store;
         this.settings = settings;
@@ -233,6 +244,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                 .onMessage(ShardDrained.class, this::onShardDrained)
                 .onMessageEquals(ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
+                .onMessage(ConnectClient.class, this::onConnectClient)
                 .onMessage(ListenerBound.class, this::onListenerBound)
                 .onMessage(ListenerFailed.class, this::onListenerFailed)
                 .build();
@@ -273,6 +285,12 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Behavior<Command> onGetBoundAddresses(GetBoundAddresses get) {
         waitingForBinding.add(get.replyTo());
         answerIfBound();
+        return this;
+    }
+
+    private Behavior<Command> onConnectClient(ConnectClient connect) {
+        int shard = ShardPlacement.forInProcessClient(connect.options().clientId(), counts.connections());
+        shards.get(shard).tell(new InProcessClient.Start(connect.options(), connect.replyTo()));
         return this;
     }
 

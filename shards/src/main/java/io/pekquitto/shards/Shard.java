@@ -1,6 +1,7 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.auth.Security;
+import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardEnvironment;
@@ -199,12 +200,19 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public Receive<ShardMessage> createReceive() {
         return newReceiveBuilder()
                 .onMessage(Accept.class, this::onAccept)
+                .onMessage(InProcessClient.Start.class, this::onStartClient)
                 .onMessage(Peers.class, this::onPeers)
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
                 .onMessage(ShardRequest.AwaitWrite.class, await -> awaitWrite(await.connection()))
-                .onMessage(ShardRequest.Subscribe.class, this::onSubscribe)
-                .onMessage(ShardRequest.Unsubscribe.class, this::onUnsubscribe)
+                .onMessage(ShardRequest.Subscribe.class, subscribe -> {
+                    subscriptions.subscribe(subscribe, now());
+                    return this;
+                })
+                .onMessage(ShardRequest.Unsubscribe.class, unsubscribe -> {
+                    subscriptions.unsubscribe(unsubscribe);
+                    return this;
+                })
                 .onMessage(ShardRequest.ResumeReading.class, this::onResumeReading)
                 .onMessage(ShardRequest.Congested.class, congested -> onCongested(congested.connection()))
                 .onMessage(ShardRequest.Relieved.class, relieved -> relieve(relieved.connection()))
@@ -263,6 +271,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote()), connection));
         sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls()),
                 org.apache.pekko.actor.ActorRef.noSender());
+        return this;
+    }
+
+    /** An in-process client: a connection without a socket, a child on this thread like the others. */
+    private Behavior<ShardMessage> onStartClient(InProcessClient.Start start) {
+        var connection = new ConnectionRef(resumer);
+        connection.bind(spawn(InProcessClient.create(environment, getContext().getSelf().narrow(), connection, start), connection));
         return this;
     }
 
@@ -349,18 +364,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> perform(List<SessionEffect<ConnectionRef>> effects) {
         shardSessions.perform(effects);
-        return this;
-    }
-
-    // ---- subscriptions
-
-    private Behavior<ShardMessage> onSubscribe(ShardRequest.Subscribe subscribe) {
-        subscriptions.subscribe(subscribe, now());
-        return this;
-    }
-
-    private Behavior<ShardMessage> onUnsubscribe(ShardRequest.Unsubscribe unsubscribe) {
-        subscriptions.unsubscribe(unsubscribe);
         return this;
     }
 

@@ -1,6 +1,7 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.session.SessionDirectory;
 import io.pekquitto.shards.settings.Placement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -26,15 +27,32 @@ final class ShardPlacement {
     ActorRef<ShardMessage> next() {
         int chosen;
         if (placement == Placement.LEAST_CONNECTIONS) {
-            chosen = 0;
-            for (int i = 1; i < shards.size(); i++) {
-                if (connectionsPerShard.get(i) < connectionsPerShard.get(chosen)) chosen = i;
-            }
+            chosen = leastLoaded(connectionsPerShard);
         } else {
             chosen = next;
             next = (next + 1) % shards.size();
         }
         connectionsPerShard.incrementAndGet(chosen);  // the shard decrements when the connection stops
         return shards.get(chosen);
+    }
+
+    /**
+     * The shard for an in-process client, counted at once: its client id's home, where the claim of its
+     * session is settled without a message to another shard; the least loaded for an empty client id,
+     * whose id the client is assigned there.
+     */
+    static int forInProcessClient(String clientId, AtomicIntegerArray connectionsPerShard) {
+        int chosen = clientId.isEmpty()
+                ? leastLoaded(connectionsPerShard) : SessionDirectory.homeOf(clientId, connectionsPerShard.length());
+        connectionsPerShard.incrementAndGet(chosen);  // the shard decrements when the client stops
+        return chosen;
+    }
+
+    private static int leastLoaded(AtomicIntegerArray connectionsPerShard) {
+        int chosen = 0;
+        for (int i = 1; i < connectionsPerShard.length(); i++) {
+            if (connectionsPerShard.get(i) < connectionsPerShard.get(chosen)) chosen = i;
+        }
+        return chosen;
     }
 }

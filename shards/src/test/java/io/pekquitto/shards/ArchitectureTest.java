@@ -55,6 +55,15 @@ class ArchitectureTest {
     }
 
     @Test
+    void theInProcessClientRulesDoNotUsePekko() {
+        // Only the actor (InProcessClient), its part ClientSubscriptions and ReceivedMessage, which acknowledges to it, may.
+        noClasses().that().haveNameMatching("io\\.pekquitto\\.shards\\.client\\.(PublishChecks|ConnectChecks|SubscriberWindow"
+                        + "|MessageProperties|ConnectOptions)(\\$.*)?")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
+                .check(classes);
+    }
+
+    @Test
     void theRuleClassesNeverReadTheSystemClock() {
         // Time is passed in (now) or comes from the clock the shard was given, which tests control. The
         // shard's thread itself (dispatch) times its spin: machinery, not a rule.

@@ -1,7 +1,6 @@
 package io.pekquitto.shards.connection;
 
 import io.pekquitto.auth.ClientAuthorizer;
-import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
@@ -17,9 +16,6 @@ import io.pekquitto.protocol.TopicName;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The rules for a PUBLISH from the client (3.3) and the PUBREL that completes a QoS 2 one: topic
@@ -93,7 +89,7 @@ final class InboundPublish {
         if (publish.retain() && !settings.retainAvailable()) {
             return new Violation(ReasonCode.RETAIN_NOT_SUPPORTED, "retain is not available");  // [MQTT-3.2.2-14]
         }
-        if (properties.payloadFormatIndicator().orElse(0) == 1 && !isUtf8(publish.payload())) {
+        if (properties.payloadFormatIndicator().orElse(0) == 1 && !publish.payload().isUtf8()) {
             return refuseNotUtf8(publish);
         }
         var message = Message.of(publish, topic, properties, now);
@@ -159,17 +155,5 @@ final class InboundPublish {
      */
     Properties problem(String reason) {
         return problemInformation ? Properties.builder().set(PropertyId.REASON_STRING, reason).build() : Properties.NONE;
-    }
-
-    private static boolean isUtf8(Binary payload) {
-        try {
-            StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(payload.asByteBuffer());
-            return true;
-        } catch (CharacterCodingException e) {
-            return false;
-        }
     }
 }

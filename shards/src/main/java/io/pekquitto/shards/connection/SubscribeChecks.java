@@ -15,18 +15,19 @@ import java.util.function.Predicate;
  * The rules for a SUBSCRIBE (3.8) before the shard applies it: one reason code per filter, in order
  * ([MQTT-3.9.3-1]); an invalid filter is refused alone (0x8F); the granted QoS is capped by the
  * server's maximum; No Local on a shared subscription ends the connection ([MQTT-3.8.3-4]); a filter
- * the ACLs do not let the client read is refused alone (0x87 Not authorized, 0x80 in 3.1.1).
+ * the ACLs do not let the client read is refused alone (0x87 Not authorized, 0x80 in 3.1.1). Public
+ * for the in-process client ({@code client.InProcessClient}), which subscribes by the same rules.
  */
-final class SubscribeChecks {
+public final class SubscribeChecks {
 
     /** The outcome for one SUBSCRIBE. */
-    sealed interface Outcome {}
+    public sealed interface Outcome {}
 
     /** The valid filters to apply and the reason code of every filter, for the SUBACK. */
-    record Checked(List<SubscribeRequest> requests, List<ReasonCode> reasons) implements Outcome {}
+    public record Checked(List<SubscribeRequest> requests, List<ReasonCode> reasons) implements Outcome {}
 
     /** A protocol violation: DISCONNECT with this reason. */
-    record Violation(ReasonCode reason, String why) implements Outcome {}
+    public record Violation(ReasonCode reason, String why) implements Outcome {}
 
     private SubscribeChecks() {}
 
@@ -34,7 +35,7 @@ final class SubscribeChecks {
      * @param readable whether the client may subscribe to a filter (given without its {@code $share/GROUP/}
      *                 prefix): the {@link io.pekquitto.auth.Authorizer}'s answer
      */
-    static Outcome check(Subscribe subscribe, ProtocolVersion version, int maxQos, Predicate<String> readable) {
+    public static Outcome check(Subscribe subscribe, ProtocolVersion version, int maxQos, Predicate<String> readable) {
         int subscriptionId = 0;
         if (version.hasProperties() && !subscribe.properties().subscriptionIdentifiers().isEmpty()) {
             subscriptionId = subscribe.properties().subscriptionIdentifiers().get(0);
