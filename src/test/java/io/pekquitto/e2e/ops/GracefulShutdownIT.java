@@ -62,6 +62,8 @@ class GracefulShutdownIT {
             awaitParked(broker);
             broker.close();
             client.expectDisconnect(SERVER_SHUTTING_DOWN, WAIT);
+        } finally {
+            broker.close();
         }
     }
 
@@ -126,9 +128,9 @@ class GracefulShutdownIT {
     }
 
     private static void awaitParked(Pekquitto broker) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
+        long deadline = System.nanoTime() + WAIT.multipliedBy(2).toNanos();
         while (broker.counts().parkedTotal() == 0) {
-            assertTrue(System.nanoTime() < deadline, "the connection did not park");
+            assertTrue(System.nanoTime() < deadline, () -> "the connection did not park: " + broker.counts());
             Thread.sleep(20);
         }
     }
