@@ -24,11 +24,13 @@ final class ClientRequests {
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     private final PacketSource packets;
+    private final boolean durableAcks;
 
     ClientRequests(ShardEnvironment environment, Established state, ActorRef<ShardRequest> shard, ConnectionRef self,
                   PacketSource packets) {
         this.state = state;
         this.maxQos = environment.settings().maxQos();
+        this.durableAcks = environment.durableAcks();
         this.shard = shard;
         this.self = self;
         this.packets = packets;
@@ -40,7 +42,9 @@ final class ClientRequests {
         if (outcome instanceof InboundPublish.Accepted accepted) {
             packets.routed();
             var ack = accepted.ack();
-            if (ack != null && state.gate != null) {
+            // With a store every acknowledgement waits for the write; without one, a retained message's waits
+            // until every shard holds its copy, so that a subscriber anywhere after the PUBACK gets it as retained.
+            if (ack != null && state.gate != null && (durableAcks || accepted.message().retain())) {
                 state.gate.hold(ack);  // PUBACK / PUBREC once the message is written, and a QoS 2 one's identifier
                 int awaitingPubRel = ack instanceof PubRec && session.journal().isKept() ? publish.packetId() : 0;
                 shard.tell(new ShardRequest.Route(state.clientId(), accepted.message(), self, awaitingPubRel));

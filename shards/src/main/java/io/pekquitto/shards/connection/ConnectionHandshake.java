@@ -160,8 +160,9 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     /** The session is here: the connection goes on as a {@link Connection}, or hands it straight back if closed. */
     private Behavior<Connection.Command> onAttached(Connection.Attached attached) {
-        // Without a store nothing waits for a write: no gate, which idle connections would each pay for.
-        var gate = environment.durableAcks() ? new OutboundGate(writer, shard, self) : null;
+        // Without a store, only a retained message's PUBACK waits, and only for the other shards' copies;
+        // a single shard without a store needs no gate, which idle connections would each pay for.
+        var gate = environment.durableAcks() || settings.shards() > 1 ? new OutboundGate(writer, shard, self) : null;
         var state = new Established(transport, writer, gate, version, identity, will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
                 new InboundPublish(settings, version, terms.problemInformation(), acl),

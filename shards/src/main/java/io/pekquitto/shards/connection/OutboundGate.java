@@ -6,14 +6,16 @@ import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * The way out of a connection's acknowledgements and deliveries while a store is in use. A packet that
+ * The way out of a connection's acknowledgements and deliveries with a store or several shards. A packet that
  * must not leave before the shard has written something is held: a PUBACK or PUBREC before its message
  * is stored, a PUBCOMP before the end of the exchange is, a new QoS 2 PUBLISH before its packet
  * identifier is, a PUBREL before its PUBREC is (else a crash could make the client see one message
  * twice). Every packet after a held one waits behind it, so acknowledgements keep the order of what
  * they answer ([MQTT-4.6.0-2], [MQTT-4.6.0-3]) and deliveries keep theirs. The shard confirms writes
  * in the order they were asked for ({@link Connection.AcknowledgementsWritten}). Without a store
- * there is no gate: everything goes straight to the {@link PacketWriter}.
+ * but with several shards, only a retained message's acknowledgement is held: until every shard holds
+ * its copy. With one shard and no store there is no gate: everything goes straight to the
+ * {@link PacketWriter}.
  */
 final class OutboundGate implements Consumer<Packet> {
     /** A held packet, and whether it waits for a write (or only for those ahead of it). */
@@ -36,7 +38,7 @@ final class OutboundGate implements Consumer<Packet> {
 
     /**
      * Sends {@code packet} through {@code out} once the shard has written this turn, if {@code out} is a
-     * gate; without a store there is none, and nothing waits.
+     * gate; with one shard and no store there is none, and nothing waits.
      */
     static void afterWrite(Consumer<Packet> out, Packet packet) {
         if (out instanceof OutboundGate gate) {
