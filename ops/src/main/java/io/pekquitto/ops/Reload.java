@@ -30,7 +30,8 @@ final class Reload {
     /** The keys of the settings whose component name is not their key in kebab case. */
     private static final Map<String, String> KEYS = Map.of(
             "strictReceiveMaximum", "receive-maximum-policy",
-            "connectionMessages", "log.connection-messages");
+            "connectionMessages", "log.connection-messages",
+            "operations", "sys-interval, shutdown-timeout or metrics");
 
     private Reload() {}
 

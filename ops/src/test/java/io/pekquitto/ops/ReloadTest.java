@@ -117,6 +117,8 @@ class ReloadTest {
         assertEquals(List.of(), Reload.needingRestart(started, settings(second, "auth.allow-anonymous = false")));
         assertEquals(List.of("max-qos", "receive-maximum-policy", "log.connection-messages"), Reload.needingRestart(started,
                 settings(first, "max-qos = 1\nreceive-maximum-policy = lenient\nlog.connection-messages = false")));
+        assertEquals(List.of("sys-interval, shutdown-timeout or metrics"), Reload.needingRestart(started,
+                settings(first, "sys-interval = 5s")));
     }
 
     @Test

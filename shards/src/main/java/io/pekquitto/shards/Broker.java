@@ -266,8 +266,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         getContext().getLog().info("Shutting down: disconnecting {} clients (at most {})", counts.connectionsTotal(), timeout);
         listeners.forEach(listener -> listener.tell(TcpListener.Unbind.INSTANCE, org.apache.pekko.actor.ActorRef.noSender()));
         shards.forEach(shard -> shard.tell(new Shard.ShutDown(getContext().getSelf())));
-        // Most of the timeout for the clients; the rest for the shards and the store to stop.
-        timers.startSingleTimer(ShutdownTimedOut.INSTANCE, timeout.multipliedBy(3).dividedBy(4));
+        timers.startSingleTimer(ShutdownTimedOut.INSTANCE, drainTimeout());
         return this;
     }
 
@@ -278,8 +277,13 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private Behavior<Command> onShutdownTimedOut() {
         getContext().getLog().warn("Shutting down: {} clients still connected after {}, stopping without them",
-                counts.connectionsTotal(), settings.operations().shutdownTimeout().multipliedBy(3).dividedBy(4));
+                counts.connectionsTotal(), drainTimeout());
         return Behaviors.stopped();
+    }
+
+    /** Most of the shutdown timeout is for the clients; the rest for the shards and the store to stop. */
+    private Duration drainTimeout() {
+        return settings.operations().shutdownTimeout().multipliedBy(3).dividedBy(4);
     }
 
     private Behavior<Command> onGetBoundAddresses(GetBoundAddresses get) {

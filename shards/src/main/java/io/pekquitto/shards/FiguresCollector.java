@@ -125,8 +125,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
         var perShard = new ArrayList<>(received.values());
         perShard.sort(Comparator.comparingInt(ShardFigures::shard));
         var runtime = Runtime.getRuntime();
-        long connected = perShard.stream().mapToLong(shard -> shard.gauges().connections()).sum();
-        maximumConnected = Math.max(maximumConnected, connected);
+        maximumConnected = Math.max(maximumConnected, BrokerFigures.connected(perShard));
         var figures = new BrokerFigures((now - startedAt) / 1_000_000_000L, perShard, maximumConnected,
                 runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory(), store.map(Store::sizeOnDisk).orElse(0L));
         waiting.forEach(replyTo -> replyTo.tell(figures));

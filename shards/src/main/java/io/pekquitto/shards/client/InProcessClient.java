@@ -12,6 +12,7 @@ import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
@@ -182,6 +183,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
     private boolean shuttingDown;
     /** A persistent session kept in a durable store: it is there again after a restart (no will at shutdown). */
     private final boolean sessionOutlivesBroker;
+    private final ShardStats stats;
 
     /**
      * The client the shard spawns for {@code start}, served by {@code self}, as a connection: the shard
@@ -215,7 +217,8 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         this.replyTo = start.replyTo();
         this.clientId = terms.clientId();
         this.sessionExpiryInterval = terms.sessionExpiryInterval();
-        this.sessionOutlivesBroker = environment.durableAcks() && sessionExpiryInterval > 0;
+        this.sessionOutlivesBroker = environment.outlivesBroker(sessionExpiryInterval);
+        this.stats = environment.stats();
         this.acl = terms.acl();
         this.subscriptions = new ClientSubscriptions(context, shard, self, clientId, settings.maxQos(), acl);
         shard.tell(new ShardRequest.Attach(clientId, options.cleanStart(), sessionExpiryInterval, self));
@@ -254,7 +257,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
     private Behavior<Object> onAttached(Connection.Attached attached) {
         phase = Phase.CONNECTED;
         int qos0Limit = Math.max(settings.maxInflightMessages(), settings.maxQueuedMessages());
-        window = new SubscriberWindow<>(attached.session(), settings.maxInflightMessages(), qos0Limit);
+        window = new SubscriberWindow<>(attached.session(), settings.maxInflightMessages(), qos0Limit, stats);
         if (shuttingDown) {
             replyTo.tell(new Refused(ReasonCode.SERVER_SHUTTING_DOWN, "the broker is shutting down"));
             return release(!sessionOutlivesBroker);

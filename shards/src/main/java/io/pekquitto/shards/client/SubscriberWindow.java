@@ -6,6 +6,7 @@ import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -54,6 +55,8 @@ final class SubscriberWindow<S> {
     private final Session session;
     private final int receiveMaximum;
     private final int qos0Limit;
+    /** The shard's counters: what is dropped here counts in $SYS and the metrics, as for a socket client. */
+    private final ShardStats stats;
     private final Map<Integer, Subscription<S>> subscriptions = new HashMap<>();
     private final Map<Long, Unacknowledged<S>> unacknowledged = new HashMap<>();
     /** Per QoS 1/2 packet identifier in flight, how many subscribers have still to acknowledge it. */
@@ -68,9 +71,11 @@ final class SubscriberWindow<S> {
     /**
      * @param receiveMaximum QoS 1/2 messages unacknowledged at most ({@code max-inflight-messages})
      * @param qos0Limit      QoS 0 deliveries unacknowledged at most
+     * @param stats          the shard's counters
      */
-    SubscriberWindow(Session session, int receiveMaximum, int qos0Limit) {
+    SubscriberWindow(Session session, int receiveMaximum, int qos0Limit, ShardStats stats) {
         this.session = session;
+        this.stats = stats;
         this.receiveMaximum = receiveMaximum;
         this.qos0Limit = qos0Limit;
     }
@@ -147,7 +152,7 @@ final class SubscriberWindow<S> {
             } else if (session.canSendNow(receiveMaximum)) {
                 dispatch(session.startFlight(message, now), out);
             } else {
-                session.enqueue(message, false);  // dropped and counted past the queue's limits
+                if (!session.enqueue(message, false)) stats.publishDropped();  // past the queue's limits
             }
         }
         return out;
@@ -199,6 +204,7 @@ final class SubscriberWindow<S> {
         if (subscribers.isEmpty()) {
             if (qos0) {
                 droppedQos0++;
+                stats.publishDropped();
             } else {
                 unclaimed.add(publish);
             }
@@ -207,6 +213,7 @@ final class SubscriberWindow<S> {
         if (qos0) {
             if (qos0Unacknowledged + subscribers.size() > qos0Limit) {
                 droppedQos0++;  // subscribers that do not keep up lose QoS 0, never memory without bound
+                stats.publishDropped();
                 return;
             }
             qos0Unacknowledged += subscribers.size();

@@ -160,7 +160,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.window = state.window;
         this.requests = new ClientRequests(environment, state, shard, self, packets);
         this.stats = environment.stats();
-        this.sessionOutlivesBroker = environment.durableAcks() && state.sessionExpiryInterval > 0;
+        this.sessionOutlivesBroker = environment.outlivesBroker(state.sessionExpiryInterval);
         this.parking = new Parking(settings.parking(), timers, clock, self, context.getSelf(), shard);
     }
 
@@ -379,10 +379,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "by the broker, SERVER_SHUTTING_DOWN");
         if (state.version.hasProperties()) writer.accept(new Disconnect(ReasonCode.SERVER_SHUTTING_DOWN, Properties.NONE));
         return end(!sessionOutlivesBroker);
-    }
-
-    boolean sessionOutlivesBroker() {
-        return sessionOutlivesBroker;
     }
 
     // ---- timers and parking

@@ -33,7 +33,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  */
 final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
-    private enum Phase { AWAITING_CONNECT, ATTACHING, CLOSED_WHILE_ATTACHING }
+    /** {@code SHUT_DOWN_WHILE_ATTACHING}: closed because the broker shuts down, no will for a session that outlives it. */
+    private enum Phase { AWAITING_CONNECT, ATTACHING, CLOSED_WHILE_ATTACHING, SHUT_DOWN_WHILE_ATTACHING }
 
     private final ShardEnvironment environment;
     private final BrokerSettings settings;
@@ -41,8 +42,6 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private final ConnectionRef self;
     private final InetSocketAddress remote;
     private final TimerScheduler<Connection.Command> timers;
-    /** Closed while attaching because the broker shuts down: no will for a session that outlives it. */
-    private boolean shuttingDown;
     /** For the connect-to-CONNACK time. */
     private final long acceptedAt;
 
@@ -168,7 +167,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
                 new InboundPublish(settings, version, terms.problemInformation(), acl),
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats()));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
-        if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(!(shuttingDown && connection.sessionOutlivesBroker()));
+        if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
+        if (phase == Phase.SHUT_DOWN_WHILE_ATTACHING) return connection.end(!environment.outlivesBroker(terms.sessionExpiryInterval()));
         ConnectionLog.connected(settings.connectionMessages(), identity, version, cleanStart, terms.keepAliveSeconds());
         environment.stats().connected(environment.clock().getAsLong() - acceptedAt);
         return connection.start(attached.sessionPresent(), terms.connAckProperties());
@@ -191,8 +191,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private Behavior<Connection.Command> onServerShuttingDown() {
         if (phase == Phase.AWAITING_CONNECT) return closeNow();
         if (phase == Phase.ATTACHING) {
-            phase = Phase.CLOSED_WHILE_ATTACHING;
-            shuttingDown = true;
+            phase = Phase.SHUT_DOWN_WHILE_ATTACHING;
             writer.close();
         }
         return this;

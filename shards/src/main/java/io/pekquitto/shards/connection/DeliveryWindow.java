@@ -15,6 +15,7 @@ import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
 import io.pekquitto.shards.stats.ShardStats;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -42,6 +43,8 @@ final class DeliveryWindow {
     /** The packet writer, or with a store the {@link OutboundGate} in front of it. */
     private final Consumer<Packet> out;
     private final ShardStats stats;
+    /** {@code stats::delivered}, made once: a drain runs per acknowledgement. */
+    private final LongConsumer delivered;
     /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
     private final Predicate<Publish> fitsTheClient = this::fits;
     private final boolean throttle;
@@ -49,12 +52,12 @@ final class DeliveryWindow {
     private boolean congested;
     /** Set when a congestion timed out: no new one until the queue has drained. */
     private boolean gaveUp;
-    private long droppedQos0;
 
     DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
                    Consumer<Packet> out, ShardStats stats) {
         this.session = session;
         this.stats = stats;
+        this.delivered = stats::delivered;
         this.version = version;
         this.receiveMaximum = terms.clientReceiveMaximum();
         this.maximumPacketSize = terms.clientMaximumPacketSize();
@@ -73,10 +76,6 @@ final class DeliveryWindow {
         return !congested && session.inflightCount() == 0 && session.queuedCount() == 0 && session.awaitingPubRelCount() == 0;
     }
 
-    long droppedQos0() {
-        return droppedQos0;
-    }
-
     /** A message from the shard, QoS and retain already decided by the subscriptions. */
     Congestion deliver(Message message, long now, long outboundBacklog) {
         if (message.isExpired(now)) {
@@ -85,8 +84,7 @@ final class DeliveryWindow {
         }
         if (message.qos() == QoS.AT_MOST_ONCE) {
             if (outboundBacklog > OUTBOUND_QOS0_LIMIT) {
-                droppedQos0++;  // a client that does not read loses QoS 0, never memory without bound
-                stats.publishDropped();
+                stats.publishDropped();  // a client that does not read loses QoS 0, never memory without bound
             } else {
                 stats.delivered(now - message.receivedAt());
                 send(message.toPublish(0, false, now));
@@ -112,7 +110,7 @@ final class DeliveryWindow {
 
     /** Sends what the window has room for; the congestion ends once the queue is down to a quarter. */
     Congestion drain(long now) {
-        session.drain(receiveMaximum, now, this::send, receivedAt -> stats.delivered(now - receivedAt));
+        session.drain(receiveMaximum, now, this::send, delivered);
         if (session.queuedCount() > congestionHighWater / 2) return Congestion.UNCHANGED;
         gaveUp = false;
         return relieve();

@@ -17,6 +17,11 @@ import java.util.function.LongSupplier;
 public record ShardEnvironment(BrokerSettings settings, Security security, PartialPacketBudget partialPackets,
                                LongSupplier clock, boolean durableAcks, ShardStats stats) {
 
+    /** Whether a session with this expiry interval is there again after a restart: kept in a durable store. */
+    public boolean outlivesBroker(long sessionExpiryInterval) {
+        return durableAcks && sessionExpiryInterval > 0;
+    }
+
     /** A shard's environment without a store. */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock) {
         return of(settings, security, clock, false);

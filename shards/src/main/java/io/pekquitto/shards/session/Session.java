@@ -198,11 +198,11 @@ public final class Session {
      * without taking a slot.
      */
     public void drain(int receiveMaximum, long now, Consumer<Publish> send) {
-        drain(receiveMaximum, now, send, receivedAt -> { });
+        drain(receiveMaximum, now, send, waited -> { });
     }
 
-    /** {@link #drain(int, long, Consumer)}, telling {@code started} when each message sent was received. */
-    public void drain(int receiveMaximum, long now, Consumer<Publish> send, LongConsumer started) {
+    /** {@link #drain(int, long, Consumer)}, telling {@code waited} how long each message sent waited since it was received. */
+    public void drain(int receiveMaximum, long now, Consumer<Publish> send, LongConsumer waited) {
         while (true) {
             if (kept != null && queue.needsReading(window())) readSpilled(queue.roomIn(window()));
             var next = queue.peek();
@@ -216,13 +216,13 @@ public final class Session {
             if (message.qos() == QoS.AT_MOST_ONCE) {
                 queue.poll();
                 forget(next.seq(), false);
-                started.accept(message.receivedAt());
+                waited.accept(now - message.receivedAt());
                 send.accept(message.toPublish(0, false, now));
                 continue;
             }
             if (inflight.size() >= receiveMaximum) return;
             queue.poll();
-            started.accept(message.receivedAt());
+            waited.accept(now - message.receivedAt());
             send.accept(startFlight(message, next.seq(), now));
         }
     }

@@ -26,7 +26,14 @@ public record BrokerFigures(long uptimeSeconds, List<ShardFigures> shards, long 
         return total;
     }
 
-    public long connected() { return sum(shard -> shard.gauges().connections()); }
+    public long connected() { return connected(shards); }
+
+    /** Open connections on these shards, parked ones included. */
+    public static long connected(List<ShardFigures> shards) {
+        long total = 0;
+        for (var shard : shards) total += shard.gauges().connections();
+        return total;
+    }
 
     public long disconnected() { return sum(shard -> shard.gauges().offlineSessions()); }
 

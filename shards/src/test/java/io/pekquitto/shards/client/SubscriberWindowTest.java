@@ -10,6 +10,7 @@ import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.stats.ShardStats;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class SubscriberWindowTest {
 
     private final Session session = new Session("c", 2, false);
     /** Two QoS 1/2 messages in flight at most, three QoS 0. */
-    private final SubscriberWindow<String> window = new SubscriberWindow<>(session, 2, 3);
+    private final SubscriberWindow<String> window = new SubscriberWindow<>(session, 2, 3, ShardStats.unobserved());
 
     private static Message message(String topic, QoS qos, int... subscriptionIdentifiers) {
         var properties = Properties.builder();

@@ -230,7 +230,7 @@ class DeliveryWindowTest {
         var window = window(10);
         window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT + 1);
         assertTrue(sent.isEmpty());
-        assertEquals(1, window.droppedQos0());
+        assertEquals(1, stats.figures(0, null).publishDropped());
         window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT);
         assertEquals(1, publishes().size());
     }
