@@ -5,9 +5,12 @@ import static io.pekquitto.shards.settings.SettingsReader.text;
 
 import com.typesafe.config.Config;
 import java.nio.file.Path;
+import io.pekquitto.protocol.ProtocolVersion;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads the {@code listeners} list: each entry over {@code listener-defaults}, so an entry gives only
@@ -33,14 +36,58 @@ final class ListenersReader {
                 throw new ConfigurationException(listenerPath + ".host must not be empty ("
                         + origin(listener, listenerPath + ".host") + ")");
             }
+            var tls = tls(listener, listenerPath + ".tls");
+            var websocket = websocket(listener, listenerPath);
+            var proxyProtocol = listener.getBoolean(listenerPath + ".proxy-protocol");
+            var maxConnections = listener.getInt(listenerPath + ".max-connections");
+            var versions = protocolVersions(listener, listenerPath + ".protocol-versions");
             try {
-                listeners.add(new ListenerSettings(host, port, tls(listener, listenerPath + ".tls")));
+                listeners.add(new ListenerSettings(host, port, tls, websocket, proxyProtocol, maxConnections, versions));
             } catch (IllegalArgumentException e) {
-                throw new ConfigurationException(listenerPath + ".port: " + e.getMessage() + " ("
-                        + origin(listener, listenerPath + ".port") + ")", e);
+                var key = e.getMessage().startsWith("max-connections") ? ".max-connections" : ".port";
+                throw new ConfigurationException(listenerPath + key + ": " + e.getMessage() + " ("
+                        + origin(listener, listenerPath + key) + ")", e);
             }
         }
         return listeners;
+    }
+
+    /** {@code protocol}: {@code mqtt}, or {@code websocket} with its {@code path} and {@code status-page}. */
+    private static Optional<WebSocketSettings> websocket(Config listener, String path) {
+        var protocol = listener.getString(path + ".protocol");
+        switch (protocol) {
+            case "mqtt":
+                return Optional.empty();
+            case "websocket":
+                try {
+                    return Optional.of(new WebSocketSettings(listener.getString(path + ".path"),
+                            listener.getBoolean(path + ".status-page")));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigurationException(path + ".path: " + e.getMessage() + " ("
+                            + origin(listener, path + ".path") + ")", e);
+                }
+            default:
+                throw new ConfigurationException(path + ".protocol must be mqtt or websocket, not \"" + protocol
+                        + "\" (" + origin(listener, path + ".protocol") + ")");
+        }
+    }
+
+    /** {@code protocol-versions}: a non-empty list of "3.1", "3.1.1" and "5". */
+    private static Set<ProtocolVersion> protocolVersions(Config listener, String path) {
+        var versions = EnumSet.noneOf(ProtocolVersion.class);
+        for (var name : listener.getStringList(path)) {
+            versions.add(switch (name) {
+                case "3.1" -> ProtocolVersion.MQTT_3_1;
+                case "3.1.1" -> ProtocolVersion.MQTT_3_1_1;
+                case "5", "5.0" -> ProtocolVersion.MQTT_5;
+                default -> throw new ConfigurationException(path + ": \"" + name
+                        + "\" is not an MQTT version: \"3.1\", \"3.1.1\" or \"5\" (" + origin(listener, path) + ")");
+            });
+        }
+        if (versions.isEmpty()) {
+            throw new ConfigurationException(path + " must name at least one version (" + origin(listener, path) + ")");
+        }
+        return versions;
     }
 
     /** TLS if {@code cert-file} is set; any other TLS key without it is a mistake worth stopping for. */

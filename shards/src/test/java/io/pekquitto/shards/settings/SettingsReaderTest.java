@@ -9,9 +9,12 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValueFactory;
+import io.pekquitto.protocol.ProtocolVersion;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -191,6 +194,38 @@ class SettingsReaderTest {
 
         assertTrue(message.startsWith("pekquitto.listeners.0.port: "), message);
         assertTrue(message.endsWith("(" + HOCON_FILE + ": 1)"), message);
+    }
+
+    @Test
+    void listenerProtocolLimitsAndVersionsAreRead() {
+        var settings = SettingsReader.read(hocon("listeners = [ { port = 8080, protocol = websocket, status-page = false },\n"
+                + " { port = 1884, proxy-protocol = true, max-connections = 100, protocol-versions = [\"3.1.1\", \"5\"] } ]"));
+
+        var websocket = settings.listeners().get(0);
+        assertEquals(Optional.of(new WebSocketSettings("/mqtt", false)), websocket.websocket());
+        assertFalse(websocket.proxyProtocol());
+        assertEquals(ListenerSettings.UNLIMITED, websocket.maxConnections());
+        assertEquals(EnumSet.allOf(ProtocolVersion.class), websocket.protocolVersions());
+        var mqtt = settings.listeners().get(1);
+        assertEquals(Optional.empty(), mqtt.websocket());
+        assertTrue(mqtt.proxyProtocol());
+        assertFalse(mqtt.full(99));
+        assertTrue(mqtt.full(100));
+        assertEquals(EnumSet.of(ProtocolVersion.MQTT_3_1_1, ProtocolVersion.MQTT_5), mqtt.protocolVersions());
+    }
+
+    @Test
+    void badListenerProtocolLimitOrVersionNamesItsPath() {
+        var protocol = error(hocon("listeners = [ { protocol = websockets } ]"));
+        assertTrue(protocol.startsWith("pekquitto.listeners.0.protocol must be mqtt or websocket, not \"websockets\" ("), protocol);
+        var limit = error(hocon("listeners = [ { port = 1 }, { max-connections = 0 } ]"));
+        assertTrue(limit.startsWith("pekquitto.listeners.1.max-connections: max-connections 0 is neither -1"), limit);
+        var version = error(hocon("listeners = [ { protocol-versions = [\"3.1.1\", \"4\"] } ]"));
+        assertTrue(version.startsWith("pekquitto.listeners.0.protocol-versions: \"4\" is not an MQTT version"), version);
+        var none = error(hocon("listeners = [ { protocol-versions = [] } ]"));
+        assertTrue(none.startsWith("pekquitto.listeners.0.protocol-versions must name at least one version"), none);
+        var path = error(hocon("listeners = [ { protocol = websocket, path = \"mqtt\" } ]"));
+        assertTrue(path.startsWith("pekquitto.listeners.0.path: path \"mqtt\" does not start with /"), path);
     }
 
     @Test
