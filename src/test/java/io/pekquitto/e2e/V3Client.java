@@ -27,7 +27,12 @@ public final class V3Client extends PahoClient {
 
     /** Connects with Clean Session 1 unless {@code configure} changes it. */
     public static V3Client connect(int port, String clientId, Consumer<MqttConnectOptions> configure) throws MqttException {
-        var paho = new MqttClient(serverUri(port), clientId, new MemoryPersistence());
+        return connect(serverUri(port), clientId, configure);
+    }
+
+    /** Connects to {@code serverUri}: {@code tcp://}, {@code ssl://}, {@code ws://} or {@code wss://}. */
+    public static V3Client connect(String serverUri, String clientId, Consumer<MqttConnectOptions> configure) throws MqttException {
+        var paho = new MqttClient(serverUri, clientId, new MemoryPersistence());
         paho.setTimeToWait(WAIT_MILLIS);
         var inbox = new Inbox();
         var lost = new CompletableFuture<Throwable>();

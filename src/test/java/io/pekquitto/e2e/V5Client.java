@@ -34,7 +34,12 @@ public final class V5Client extends PahoClient {
      * unless {@code configure} changes it.
      */
     public static V5Client connect(int port, String clientId, Consumer<MqttConnectionOptions> configure) throws MqttException {
-        var paho = new MqttClient(serverUri(port), clientId, new MemoryPersistence());
+        return connect(serverUri(port), clientId, configure);
+    }
+
+    /** Connects to {@code serverUri}: {@code tcp://}, {@code ssl://}, {@code ws://} or {@code wss://}. */
+    public static V5Client connect(String serverUri, String clientId, Consumer<MqttConnectionOptions> configure) throws MqttException {
+        var paho = new MqttClient(serverUri, clientId, new MemoryPersistence());
         paho.setTimeToWait(WAIT_MILLIS);
         var inbox = new Inbox();
         var disconnected = new CompletableFuture<MqttDisconnectResponse>();

@@ -116,8 +116,11 @@ public final class Main {
         var addresses = broker.boundAddresses();
         for (int i = 0; i < addresses.size(); i++) {
             var address = addresses.get(i);
+            var listener = settings.listeners().get(i);
             log.info("pekquitto {} listening on [{}:{}]{}", version(), address.getHostString(), address.getPort(),
-                    settings.listeners().get(i).tls().isPresent() ? " (TLS)" : "");
+                    listener.websocket().map(websocket -> " (MQTT over WebSockets: " + (listener.tls().isPresent() ? "wss" : "ws")
+                            + "://" + address.getHostString() + ":" + address.getPort() + websocket.path() + ")")
+                            .orElse(listener.tls().isPresent() ? " (TLS)" : ""));
         }
         log.info(access(settings.auth()));
         broker.metricsAddress().ifPresent(metrics -> log.info("Prometheus metrics at http://{}:{}/metrics",

@@ -208,7 +208,10 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             // On Pekko IO's worker dispatcher, with the connection actors it hears from: with one shard that is
             // the shard's thread, and an accept reaches the shard without changing threads.
-            var props = TcpListener.props(i, settings.listeners().get(i), placement, context.getSelf())
+            var listener = settings.listeners().get(i);
+            var props = listener.websocket().isPresent()
+                    ? WebSocketListener.props(i, listener, placement, context.getSelf())
+                    : TcpListener.props(i, listener, placement, context.getSelf())
                     .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }

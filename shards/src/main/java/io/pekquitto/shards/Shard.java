@@ -28,7 +28,7 @@ import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.stats.ShardFigures;
 import io.pekquitto.shards.stats.ShardStats;
 import io.pekquitto.shards.tcp.ListenerTls;
-import io.pekquitto.shards.tcp.ShardSockets;
+import io.pekquitto.shards.websocket.WebSocketStream;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -36,12 +36,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -76,6 +74,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote, Optional<ListenerTls> tls)
             implements Command {}
 
+    /** A new WebSocket connection from a WebSocket listener, to be served by this shard. */
+    public record AcceptWebSocket(WebSocketStream stream, InetSocketAddress remote, Optional<String> peerCommonName)
+            implements Command {}
+
     /** From the Broker: this shard's index and every shard of the broker, itself included. */
     public record Peers(int index, List<ActorRef<ShardMessage>> shards) implements Command {}
 
@@ -94,7 +96,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** From the Broker: the broker shuts down; each connection is told, and the broker hears when none is left. */
     public record ShutDown(ActorRef<Broker.Command> replyTo) implements Command {}
 
-    private record ConnectionStopped(ConnectionRef connection, ActorRef<Connection.Command> actor) implements Command {}
+    record ConnectionStopped(ConnectionRef connection, ActorRef<Connection.Command> actor) implements Command {}
 
     /** A parked connection was told something: spawn its actor. */
     private record ResumeParked(ConnectionRef connection) implements Command {}
@@ -119,8 +121,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private final BrokerSettings settings;
     private final TimerScheduler<ShardMessage> timers;
-    /** The handler of this shard's sockets, on this shard's thread ({@link ShardSockets}). */
-    private final org.apache.pekko.actor.ActorRef sockets;
+    /** Spawns the connection actors: for sockets, WebSockets, in-process clients and resumed parks. */
+    private final ShardConnections connections;
     private final ShardCounts counts;
     private final LongSupplier clock;
     /** What the shard's connections share. */
@@ -133,7 +135,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final Mesh mesh = new Mesh();
     private final ParkedConnections parked;
     /** One for all the shard's connections: a lambda each would cost 16 bytes per idle connection. */
-    private final ConnectionRef.Resumer resumer = this::resume;
     private final Router router;
     private final ShardPersistence persistence;
     /** Performs what the session rules decide, and recovers the sessions at start. */
@@ -146,7 +147,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** What the shard and its connections count, for $SYS and the metrics. */
     private final ShardStats stats;
     private boolean flushScheduled;
-    private long connectionSequence;
 
     /**
      * @param mesh                the broker's shards, set once all are spawned; a restarted shard reads it
@@ -178,7 +178,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
-        this.sockets = Adapter.actorOf(context, ShardSockets.props().withDispatcher(dispatcher));
+        this.connections = new ShardConnections(context, environment, dispatcher, this::resume);
         this.retained = new RetainedMessages(settings.retainAvailable());
         this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
         this.sessions = new Sessions<>(this::newSession, persistence.journal());
@@ -200,7 +200,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public Receive<ShardMessage> createReceive() {
         return newReceiveBuilder()
                 .onMessage(Accept.class, this::onAccept)
-                .onMessage(InProcessClient.Start.class, this::onStartClient)
+                .onMessage(AcceptWebSocket.class, this::onAcceptWebSocket)
+                .onMessage(InProcessClient.Start.class, start -> {
+                    connections.startClient(start);
+                    return this;
+                })
                 .onMessage(Peers.class, this::onPeers)
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
@@ -267,17 +271,16 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
             accept.socket().tell(TcpMessage.close(), org.apache.pekko.actor.ActorRef.noSender());
             return connectionGone();
         }
-        var connection = new ConnectionRef(resumer);
-        connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote()), connection));
-        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls()),
-                org.apache.pekko.actor.ActorRef.noSender());
+        connections.acceptSocket(accept);
         return this;
     }
 
-    /** An in-process client: a connection without a socket, a child on this thread like the others. */
-    private Behavior<ShardMessage> onStartClient(InProcessClient.Start start) {
-        var connection = new ConnectionRef(resumer);
-        connection.bind(spawn(InProcessClient.create(environment, getContext().getSelf().narrow(), connection, start), connection));
+    private Behavior<ShardMessage> onAcceptWebSocket(AcceptWebSocket accept) {
+        if (shutdown.isShuttingDown()) {
+            accept.stream().cancel();
+            return connectionGone();
+        }
+        connections.acceptWebSocket(accept);
         return this;
     }
 
@@ -287,19 +290,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> onResumeParked(ResumeParked resume) {
-        var connection = resume.connection();
-        var state = connection.parked();
-        if (state == null) return this;
+        if (resume.connection().parked() == null) return this;
         parked.resumed(mesh.index());
-        connection.resumed(spawn(Connection.resume(environment, getContext().getSelf().narrow(), connection, state), connection));
+        connections.resume(resume.connection());
         return this;
-    }
-
-    private ActorRef<Connection.Command> spawn(Behavior<Connection.Command> behavior, ConnectionRef connection) {
-        var actor = getContext().spawn(behavior, ShardShutdown.CONNECTION_PREFIX + (++connectionSequence),
-                DispatcherSelector.sameAsParent());
-        getContext().watchWith(actor, new ConnectionStopped(connection, actor));
-        return actor;
     }
 
     private Behavior<ShardMessage> onRoute(ShardRequest.Route route) {

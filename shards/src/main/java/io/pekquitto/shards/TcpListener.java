@@ -1,9 +1,7 @@
 package io.pekquitto.shards;
 
-import io.pekquitto.auth.tls.TlsConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.tcp.ReloadableTls;
-import io.pekquitto.shards.tcp.TlsFiles;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -49,16 +47,10 @@ final class TcpListener extends AbstractActor {
 
     @Override
     public void preStart() {
-        if (settings.tls().isPresent()) {
-            try {
-                // Read before binding: a bad file stops the broker at start, naming the file.
-                tls = Optional.of(new ReloadableTls(TlsFiles.load(settings.tls().get())));
-            } catch (TlsConfigurationException e) {
-                broker.tell(new Broker.ListenerFailed(index, "listener " + settings.host() + ":" + settings.port()
-                        + ": " + e.getMessage()));
-                getContext().stop(getSelf());
-                return;
-            }
+        tls = ListenerStart.readTls(index, settings, broker);
+        if (tls == null) {
+            getContext().stop(getSelf());
+            return;
         }
         var address = new InetSocketAddress(settings.host(), settings.port());
         Tcp.get(getContext().getSystem()).manager().tell(

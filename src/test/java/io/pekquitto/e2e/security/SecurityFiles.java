@@ -20,14 +20,14 @@ import java.util.stream.Stream;
  * The files a secured test broker reads, written into a directory of the test's own that it deletes
  * when done: password files through {@code pekquitto passwd}, as a user would write them.
  */
-final class SecurityFiles implements AutoCloseable {
+public final class SecurityFiles implements AutoCloseable {
     private final Path directory;
 
     private SecurityFiles(Path directory) {
         this.directory = directory;
     }
 
-    static SecurityFiles create(String name) {
+    public static SecurityFiles create(String name) {
         try {
             return new SecurityFiles(Files.createTempDirectory("pekquitto-" + name));
         } catch (IOException e) {
@@ -35,7 +35,7 @@ final class SecurityFiles implements AutoCloseable {
         }
     }
 
-    Path directory() {
+    public Path directory() {
         return directory;
     }
 
@@ -68,7 +68,7 @@ final class SecurityFiles implements AutoCloseable {
     }
 
     /** {@code path} as a quoted HOCON string. */
-    static String quoted(Path path) {
+    public static String quoted(Path path) {
         return "\"" + path.toAbsolutePath().toString().replace("\\", "\\\\") + "\"";
     }
 

@@ -1,0 +1,78 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.shards.client.InProcessClient;
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.connection.ShardEnvironment;
+import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.connection.ShardRequest;
+import io.pekquitto.shards.tcp.ShardSockets;
+import io.pekquitto.shards.websocket.ShardWebSockets;
+import java.net.InetSocketAddress;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+
+/**
+ * Where a shard's connection actors come from: one for each socket and WebSocket accepted, each
+ * in-process client, and each parked connection resumed; all children of the shard on its thread, named
+ * {@code connection-N}, watched so that the shard hears when one stops. It also holds the handlers of the
+ * shard's sockets ({@link ShardSockets}) and WebSockets ({@link ShardWebSockets}, spawned with the first).
+ */
+final class ShardConnections {
+    private final ActorContext<ShardMessage> context;
+    private final ShardEnvironment environment;
+    private final ConnectionRef.Resumer resumer;
+    private final org.apache.pekko.actor.ActorRef sockets;
+    private ActorRef<ShardWebSockets.Event> webSockets;
+    private long sequence;
+
+    ShardConnections(ActorContext<ShardMessage> context, ShardEnvironment environment, String dispatcher,
+                     ConnectionRef.Resumer resumer) {
+        this.context = context;
+        this.environment = environment;
+        this.resumer = resumer;
+        this.sockets = Adapter.actorOf(context, ShardSockets.props().withDispatcher(dispatcher));
+    }
+
+    void acceptSocket(Shard.Accept accept) {
+        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), newConnection(accept.remote()), accept.tls()),
+                org.apache.pekko.actor.ActorRef.noSender());
+    }
+
+    void acceptWebSocket(Shard.AcceptWebSocket accept) {
+        if (webSockets == null) {
+            webSockets = context.spawn(ShardWebSockets.create(), "websockets", DispatcherSelector.sameAsParent());
+        }
+        webSockets.tell(new ShardWebSockets.Adopt(accept.stream(), accept.peerCommonName(), newConnection(accept.remote())));
+    }
+
+    /** An in-process client: a connection without a socket, a child on this thread like the others. */
+    void startClient(InProcessClient.Start start) {
+        var connection = new ConnectionRef(resumer);
+        connection.bind(spawn(InProcessClient.create(environment, shard(), connection, start), connection));
+    }
+
+    /** A new actor for a parked connection, from the state it parked with. */
+    void resume(ConnectionRef connection) {
+        connection.resumed(spawn(Connection.resume(environment, shard(), connection, connection.parked()), connection));
+    }
+
+    private ConnectionRef newConnection(InetSocketAddress remote) {
+        var connection = new ConnectionRef(resumer);
+        connection.bind(spawn(Connection.create(environment, shard(), connection, remote), connection));
+        return connection;
+    }
+
+    private ActorRef<ShardRequest> shard() {
+        return context.getSelf().narrow();
+    }
+
+    private ActorRef<Connection.Command> spawn(Behavior<Connection.Command> behavior, ConnectionRef connection) {
+        var actor = context.spawn(behavior, ShardShutdown.CONNECTION_PREFIX + (++sequence), DispatcherSelector.sameAsParent());
+        context.watchWith(actor, new Shard.ConnectionStopped(connection, actor));
+        return actor;
+    }
+}

@@ -1,0 +1,84 @@
+package io.pekquitto.shards;
+
+import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.tcp.ReloadableTls;
+import io.pekquitto.shards.websocket.WebSocketServer;
+import io.pekquitto.shards.websocket.WebSocketStream;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import org.apache.pekko.actor.AbstractActor;
+import org.apache.pekko.actor.Props;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.pattern.Patterns;
+
+/**
+ * One MQTT-over-WebSockets listener ({@code protocol = websocket}): Pekko HTTP's server on the listener's
+ * address ({@link WebSocketServer}), and each accepted WebSocket handed to a shard ({@link ShardPlacement})
+ * as {@link Shard#acceptWebSocket}. Reports to the broker as a {@link TcpListener} does, and closes its
+ * server socket on {@link TcpListener.Unbind}.
+ */
+final class WebSocketListener extends AbstractActor {
+    /** From the server, on its threads: a WebSocket is open and its stream runs. */
+    record Upgraded(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName) {}
+
+    private record Bound(ServerBinding binding) {}
+
+    private record BindFailed(Throwable cause) {}
+
+    private final int index;
+    private final ListenerSettings settings;
+    private final ShardPlacement placement;
+    private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
+    private Optional<ReloadableTls> tls = Optional.empty();
+    private ServerBinding binding;
+
+    static Props props(int index, ListenerSettings settings, ShardPlacement placement,
+                       org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        return Props.create(WebSocketListener.class, () -> new WebSocketListener(index, settings, placement, broker));
+    }
+
+    private WebSocketListener(int index, ListenerSettings settings, ShardPlacement placement,
+                              org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        this.index = index;
+        this.settings = settings;
+        this.placement = placement;
+        this.broker = broker;
+    }
+
+    @Override
+    public void preStart() {
+        tls = ListenerStart.readTls(index, settings, broker);
+        if (tls == null) {
+            getContext().stop(getSelf());
+            return;
+        }
+        var self = getSelf();
+        var bound = WebSocketServer.bind(getContext().getSystem(), settings, tls,
+                (stream, client, name) -> self.tell(new Upgraded(stream, client, name), self));
+        Patterns.pipe(bound.handle((binding, failure) -> failure == null ? new Bound(binding) : new BindFailed(failure)),
+                getContext().getDispatcher()).to(self);
+    }
+
+    @Override
+    public Receive createReceive() {
+        return receiveBuilder()
+                .match(Bound.class, bound -> {
+                    binding = bound.binding();
+                    broker.tell(new Broker.ListenerBound(index, binding.localAddress(), tls));
+                })
+                .match(BindFailed.class, failed -> {
+                    broker.tell(new Broker.ListenerFailed(index, "cannot bind " + settings.host() + ":" + settings.port()
+                            + ": " + failed.cause().getMessage()));
+                    getContext().stop(getSelf());
+                })
+                .match(Upgraded.class, upgraded -> placement.next().tell(
+                        new Shard.AcceptWebSocket(upgraded.stream(), upgraded.client(), upgraded.peerCommonName())))
+                .matchEquals(TcpListener.Unbind.INSTANCE, unbind -> {
+                    if (binding == null) return;
+                    // New requests are refused from now on; open WebSockets stay until the shards close them.
+                    binding.unbind();
+                    getContext().stop(getSelf());
+                })
+                .build();
+    }
+}

@@ -1,0 +1,109 @@
+package io.pekquitto.shards.websocket;
+
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.connection.Transport;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * One WebSocket connection as its {@link Connection} sees it, over a {@link WebSocketStream}. As
+ * {@code tcp.SocketTransport} does for a socket: reads one chunk per {@link #readMore()}, writes one at a
+ * time, and what the connection writes meanwhile is concatenated into the next write (one binary
+ * message). The stream answers on its own threads; its answers come back through the shard's
+ * {@link ShardWebSockets}, so every method here runs on the shard's thread and nothing is synchronized.
+ */
+final class WebSocketTransport implements Transport {
+    private final WebSocketStream stream;
+    private final ActorRef<ShardWebSockets.Event> events;
+    private final ConnectionRef connection;
+    private final Optional<String> peerCommonName;
+    /** Bytes from the connection not yet offered to the stream. */
+    private ByteString pending = ByteString.emptyByteString();
+    /** Bytes offered and not yet taken by the stream. */
+    private int writing;
+    /** A pull is out: asking again would fail the queue. */
+    private boolean reading;
+    private boolean closeRequested;
+    private boolean closed;
+
+    WebSocketTransport(WebSocketStream stream, ActorRef<ShardWebSockets.Event> events, ConnectionRef connection,
+                       Optional<String> peerCommonName) {
+        this.stream = stream;
+        this.events = events;
+        this.connection = connection;
+        this.peerCommonName = peerCommonName;
+    }
+
+    @Override
+    public void write(ByteString bytes) {
+        if (closed || closeRequested) return;
+        pending = pending.concat(bytes);
+        if (writing == 0) flush();
+    }
+
+    @Override
+    public void readMore() {
+        if (closed || reading) return;
+        reading = true;
+        stream.pull().whenComplete((chunk, failure) -> events.tell(new ShardWebSockets.Pulled(this,
+                failure == null ? chunk : Optional.empty())));
+    }
+
+    @Override
+    public void close() {
+        if (closed || closeRequested) return;
+        closeRequested = true;
+        if (writing == 0) flush();
+    }
+
+    @Override
+    public long bufferedBytes() {
+        return writing + pending.size();
+    }
+
+    @Override
+    public Optional<String> peerCommonName() {
+        return peerCommonName;
+    }
+
+    // ---- from the stream, through the shard's ShardWebSockets
+
+    /** The chunk a pull asked for; empty when the client has closed (the end itself comes to {@link #ended}). */
+    void pulled(Optional<ByteString> chunk) {
+        reading = false;
+        if (closed || chunk.isEmpty()) return;
+        if (closeRequested) {
+            readMore();  // closing: read on until the client's close frame, and drop it
+            return;
+        }
+        connection.tell(new Connection.BytesReceived(chunk.get()));
+    }
+
+    /** The stream has taken the last write. */
+    void written() {
+        writing = 0;
+        flush();
+    }
+
+    /** The connection has ended, whoever ended it; the connection hears of it once. */
+    void ended(String cause) {
+        if (closed) return;
+        closed = true;
+        pending = ByteString.emptyByteString();
+        connection.tell(new Connection.TransportClosed(cause));
+    }
+
+    private void flush() {
+        if (closed) return;
+        if (!pending.isEmpty()) {
+            var bytes = pending;
+            pending = ByteString.emptyByteString();
+            writing = bytes.size();
+            stream.offer(bytes).whenComplete((result, failure) -> events.tell(new ShardWebSockets.Written(this)));
+        } else if (closeRequested) {
+            stream.complete();  // after the last write: a close frame, then the socket closes
+        }
+    }
+}

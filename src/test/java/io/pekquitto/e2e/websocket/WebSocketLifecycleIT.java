@@ -1,0 +1,97 @@
+package io.pekquitto.e2e.websocket;
+
+import static io.pekquitto.e2e.RawClient.CONNACK;
+import static io.pekquitto.e2e.RawClient.DISCONNECT;
+import static io.pekquitto.e2e.RawClient.PINGRESP;
+import static io.pekquitto.e2e.RawClient.PUBLISH;
+import static io.pekquitto.e2e.RawClient.SUBACK;
+import static io.pekquitto.e2e.RawClient.V5;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.pekquitto.e2e.Names;
+import io.pekquitto.e2e.RawClient;
+import io.pekquitto.ops.Pekquitto;
+import io.pekquitto.shards.settings.BrokerSettings;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A WebSocket connection's life as on TCP: it parks when quiet and comes back for a message or a
+ * packet, and a broker that shuts down tells it so (DISCONNECT 0x8B) before it closes.
+ */
+class WebSocketLifecycleIT {
+    private static final Duration PARK_LIMIT = Duration.ofSeconds(20);
+
+    private Pekquitto broker;
+
+    @AfterEach
+    void stop() {
+        if (broker != null) broker.close();
+    }
+
+    private Pekquitto start(String overrides) {
+        broker = Pekquitto.start(BrokerSettings.parse("""
+                shards = 1
+                listeners = [ { host = "127.0.0.1", port = 0 }, { host = "127.0.0.1", port = 0, protocol = websocket } ]
+                """ + overrides));
+        return broker;
+    }
+
+    private String ws() {
+        return "ws://127.0.0.1:" + broker.boundAddresses().get(1).getPort() + "/mqtt";
+    }
+
+    private static WebSocketClient connected(String uri, String clientId, String topic) throws InterruptedException {
+        var client = WebSocketClient.open(uri, "mqtt");
+        client.send(RawClient.Connect.of(V5, clientId).bytes());
+        assertEquals(List.of(CONNACK), client.nextTypes(1));
+        client.send(RawClient.subscribe(V5, 1, new RawClient.Filter(topic, 0)));
+        assertEquals(List.of(SUBACK), client.nextTypes(1));
+        return client;
+    }
+
+    @Test
+    void aQuietWebSocketConnectionParksAndComesBackForAMessageAndAPacket() throws Exception {
+        start("parking.idle-grace = 200ms");
+        var topic = Names.topic("ws-parked");
+        try (var client = connected(ws(), Names.clientId("ws-parked"), topic)) {
+            awaitParked(1);
+
+            try (var publisher = RawClient.connected(broker.port(), RawClient.Connect.of(V5, Names.clientId("pub")))) {
+                publisher.send(RawClient.publish(V5, topic, 0, 0, "wake up"));
+                var delivered = client.nextPacket();
+                assertEquals(PUBLISH, (delivered[0] & 0xF0) >> 4);
+                assertTrue(new String(delivered, StandardCharsets.UTF_8).endsWith("wake up"));
+            }
+            awaitParked(1);
+            client.send(RawClient.pingReq());
+            assertEquals(List.of(PINGRESP), client.nextTypes(1));
+        }
+    }
+
+    @Test
+    void aShutdownSendsServerShuttingDownOverTheWebSocket() throws Exception {
+        start("");
+        try (var client = connected(ws(), Names.clientId("ws-shutdown"), Names.topic("ws-shutdown"))) {
+            broker.close();
+            broker = null;
+            var disconnect = client.nextPacket();
+            assertEquals(DISCONNECT, (disconnect[0] & 0xF0) >> 4);
+            assertEquals(0x8B, disconnect[2] & 0xFF, "reason code Server shutting down");
+            assertEquals("close frame 1000", client.awaitClosed());
+        }
+    }
+
+    private void awaitParked(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + PARK_LIMIT.toNanos();
+        while (broker.counts().parkedTotal() != count) {
+            if (System.nanoTime() > deadline) fail(count + " parked within " + PARK_LIMIT + ": " + broker.counts().parkedTotal());
+            Thread.sleep(5);  // polling a condition; no expiry is timed by this sleep
+        }
+    }
+}
