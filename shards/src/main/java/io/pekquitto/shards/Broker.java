@@ -210,7 +210,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
             // the shard's thread, and an accept reaches the shard without changing threads.
             var listener = settings.listeners().get(i);
             var props = listener.websocket().isPresent()
-                    ? WebSocketListener.props(i, listener, placement, context.getSelf())
+                    ? WebSocketListener.props(i, listener, settings.connectTimeout(), placement, context.getSelf())
                     : TcpListener.props(i, listener, placement, context.getSelf())
                     .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));

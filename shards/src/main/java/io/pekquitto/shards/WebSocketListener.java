@@ -5,6 +5,7 @@ import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.websocket.WebSocketServer;
 import io.pekquitto.shards.websocket.WebSocketStream;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Optional;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.Props;
@@ -27,20 +28,23 @@ final class WebSocketListener extends AbstractActor {
 
     private final int index;
     private final ListenerSettings settings;
+    private final Duration connectTimeout;
     private final ShardPlacement placement;
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
     private Optional<ReloadableTls> tls = Optional.empty();
     private ServerBinding binding;
 
-    static Props props(int index, ListenerSettings settings, ShardPlacement placement,
+    /** @param connectTimeout how long a connection may take to upgrade, as to send CONNECT ({@code connect-timeout}) */
+    static Props props(int index, ListenerSettings settings, Duration connectTimeout, ShardPlacement placement,
                        org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        return Props.create(WebSocketListener.class, () -> new WebSocketListener(index, settings, placement, broker));
+        return Props.create(WebSocketListener.class, () -> new WebSocketListener(index, settings, connectTimeout, placement, broker));
     }
 
-    private WebSocketListener(int index, ListenerSettings settings, ShardPlacement placement,
+    private WebSocketListener(int index, ListenerSettings settings, Duration connectTimeout, ShardPlacement placement,
                               org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
         this.index = index;
         this.settings = settings;
+        this.connectTimeout = connectTimeout;
         this.placement = placement;
         this.broker = broker;
     }
@@ -53,7 +57,7 @@ final class WebSocketListener extends AbstractActor {
             return;
         }
         var self = getSelf();
-        var bound = WebSocketServer.bind(getContext().getSystem(), settings, tls,
+        var bound = WebSocketServer.bind(getContext().getSystem(), settings, connectTimeout, tls,
                 (stream, client, name) -> self.tell(new Upgraded(stream, client, name), self));
         Patterns.pipe(bound.handle((binding, failure) -> failure == null ? new Bound(binding) : new BindFailed(failure)),
                 getContext().getDispatcher()).to(self);

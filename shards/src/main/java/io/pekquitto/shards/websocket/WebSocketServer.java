@@ -5,6 +5,7 @@ import io.pekquitto.auth.tls.CertificateNames;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.ActorSystem;
@@ -22,18 +23,23 @@ import org.apache.pekko.http.javadsl.settings.ServerSettings;
  */
 public final class WebSocketServer {
     /**
-     * What an MQTT connection over WebSockets needs of Pekko HTTP's defaults: no idle timeout (MQTT has its
-     * own keep-alive, and a parked client may be silent for hours), no cap of its own on connections (the
-     * listener's {@code max-connections} is the limit), and the client's address and TLS session on each
-     * request, for the log, the ACLs and the certificate's CN.
+     * What an MQTT connection over WebSockets needs of Pekko HTTP's defaults, whatever the embedding system
+     * says: no cap of its own on connections (the listener's {@code max-connections} is the limit); the
+     * client's address and TLS session on each request, for the log, the ACLs and the certificate's CN; and
+     * an idle timeout of the broker's {@code connect-timeout}, so that a connection that never completes its
+     * upgrade is closed as a TCP connection that sends no CONNECT is. Once upgraded, a quiet connection is
+     * kept open by a Pong frame every half of it (a heartbeat the client need not answer, RFC 6455 5.5.3);
+     * MQTT's own keep-alive decides when a silent client is gone.
      */
     private static final String SERVER_SETTINGS = """
             pekko.http.server {
-              idle-timeout = infinite
+              idle-timeout = %1$d ms
               max-connections = 2147483647
               remote-address-attribute = on
               parsing.ssl-session-attribute = on
               server-header = pekquitto
+              websocket.periodic-keep-alive-mode = pong
+              websocket.periodic-keep-alive-max-idle = %2$d ms
             }
             """;
 
@@ -45,10 +51,12 @@ public final class WebSocketServer {
         void accept(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName);
     }
 
-    public static CompletionStage<ServerBinding> bind(ActorSystem system, ListenerSettings listener,
+    public static CompletionStage<ServerBinding> bind(ActorSystem system, ListenerSettings listener, Duration connectTimeout,
                                                       Optional<ReloadableTls> tls, Accepted accepted) {
         var websocket = listener.websocket().orElseThrow(() -> new IllegalArgumentException("not a WebSocket listener"));
-        var settings = ServerSettings.create(ConfigFactory.parseString(SERVER_SETTINGS).withFallback(system.settings().config()));
+        var timeout = Math.max(2, connectTimeout.toMillis());
+        var settings = ServerSettings.create(ConfigFactory.parseString(SERVER_SETTINGS.formatted(timeout, timeout / 2))
+                .withFallback(system.settings().config()));
         var requests = new WebSocketRequests(websocket, new StatusPage(websocket.path()), accepted,
                 request -> peerCommonName(request, tls));
         var server = Http.get(system).newServerAt(listener.host(), listener.port()).withSettings(settings);
