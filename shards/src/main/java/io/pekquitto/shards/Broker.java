@@ -7,6 +7,7 @@ import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
@@ -208,7 +209,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             // On Pekko IO's worker dispatcher, with the connection actors it hears from: with one shard that is
             // the shard's thread, and an accept reaches the shard without changing threads.
-            var props = TcpListener.props(i, settings.listeners().get(i), placement, context.getSelf())
+            var props = TcpListener.props(Listener.of(i, settings.listeners().get(i)), placement, context.getSelf())
                     .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }

@@ -8,6 +8,7 @@ import io.pekquitto.shards.connection.ShardEnvironment;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.Transport;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PublisherThrottle;
@@ -72,9 +73,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** The shard's own messages: from the broker, from its peers, and to itself. */
     public sealed interface Command extends ShardMessage {}
 
-    /** A new TCP connection from a listener, to be served by this shard. */
-    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote, Optional<ListenerTls> tls)
-            implements Command {}
+    /** A new TCP connection from {@code listener}, to be served by this shard. */
+    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote, Optional<ListenerTls> tls,
+                         Listener listener) implements Command {}
 
     /** From the Broker: this shard's index and every shard of the broker, itself included. */
     public record Peers(int index, List<ActorRef<ShardMessage>> shards) implements Command {}
@@ -268,7 +269,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
             return connectionGone();
         }
         var connection = new ConnectionRef(resumer);
-        connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote()), connection));
+        connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote(),
+                accept.listener()), connection));
         sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls()),
                 org.apache.pekko.actor.ActorRef.noSender());
         return this;

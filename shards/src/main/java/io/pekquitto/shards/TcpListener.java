@@ -1,6 +1,7 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.auth.tls.TlsConfigurationException;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.tcp.TlsFiles;
@@ -27,6 +28,8 @@ final class TcpListener extends AbstractActor {
     enum Unbind { INSTANCE }
 
     private final int index;
+    /** What every connection it accepts carries: the listener's rules. */
+    private final Listener served;
     private final ListenerSettings settings;
     private final ShardPlacement placement;
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
@@ -34,15 +37,14 @@ final class TcpListener extends AbstractActor {
     private int acceptsLeft;
     private Optional<ReloadableTls> tls = Optional.empty();
 
-    static Props props(int index, ListenerSettings settings, ShardPlacement placement,
-                       org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        return Props.create(TcpListener.class, () -> new TcpListener(index, settings, placement, broker));
+    static Props props(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        return Props.create(TcpListener.class, () -> new TcpListener(listener, placement, broker));
     }
 
-    private TcpListener(int index, ListenerSettings settings, ShardPlacement placement,
-                        org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        this.index = index;
-        this.settings = settings;
+    private TcpListener(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        this.index = listener.index();
+        this.served = listener;
+        this.settings = listener.settings();
         this.placement = placement;
         this.broker = broker;
     }
@@ -85,7 +87,7 @@ final class TcpListener extends AbstractActor {
                 .match(Tcp.Connected.class, connected -> {
                     // The certificate current now: a reload between two accepts applies from the second.
                     placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(),
-                            tls.map(ReloadableTls::current)));
+                            tls.map(ReloadableTls::current), served));
                     if (--acceptsLeft == 0) resumeAccepting();
                 })
                 .build();

@@ -11,6 +11,7 @@ import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
 import io.pekquitto.protocol.codec.PacketReader;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
@@ -41,6 +42,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     private final InetSocketAddress remote;
+    /** The listener that accepted it: which versions a CONNECT may ask for. */
+    private final Listener listener;
     private final TimerScheduler<Connection.Command> timers;
     /** For the connect-to-CONNACK time. */
     private final long acceptedAt;
@@ -59,13 +62,14 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     ConnectionHandshake(ActorContext<Connection.Command> context, TimerScheduler<Connection.Command> timers,
                         ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
-                        InetSocketAddress remote) {
+                        InetSocketAddress remote, Listener listener) {
         super(context);
         this.environment = environment;
         this.settings = environment.settings();
         this.shard = shard;
         this.self = self;
         this.remote = remote;
+        this.listener = listener;
         this.timers = timers;
         this.acceptedAt = environment.clock().getAsLong();
         timers.startSingleTimer(Connection.ConnectTimeout.INSTANCE, settings.connectTimeout());
@@ -126,7 +130,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private Behavior<Connection.Command> onConnect(Connect connect) {
         version = connect.version();
         writer.version(version);
-        var outcome = ConnectNegotiation.negotiate(connect, settings);
+        var outcome = ConnectNegotiation.negotiate(connect, settings, listener);
         if (outcome.terms().isEmpty()) return refuse(connect.clientId(), outcome.refusal(), outcome.why());
         terms = outcome.terms().get();
         var authentication = environment.security().authenticator().authenticate(new Credentials(terms.clientId(),

@@ -1,8 +1,6 @@
 package io.pekquitto.shards.connection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.auth.Authentication;
 import io.pekquitto.auth.Authenticator;
@@ -10,9 +8,7 @@ import io.pekquitto.auth.Authorizer;
 import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.auth.Security;
 import io.pekquitto.protocol.Binary;
-import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Connect;
-import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.QoS;
@@ -23,7 +19,6 @@ import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -75,7 +70,8 @@ class ConnectionAuthenticationTest {
         var transport = new FakeTransport();
         var ref = TestConnections.unbound();
         var environment = ShardEnvironment.of(SETTINGS, new Security(ALICE_ONLY, OWN_WILLS), System::nanoTime);
-        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, new InetSocketAddress("127.0.0.1", 1)));
+        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, new InetSocketAddress("127.0.0.1", 1),
+                TestConnections.ANY_LISTENER));
         ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
         var connect = new Connect(version, "c", true, 60, will, username, password.map(Binary::utf8), Properties.NONE);
@@ -84,14 +80,8 @@ class ConnectionAuthenticationTest {
     }
 
     private static ReasonCode refusal(Attempt attempt, ProtocolVersion version) {
-        var packets = testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
-            assertTrue(attempt.transport().closed.get(), "closed after the refusal");
-            return attempt.transport().packets(version);
-        });
+        var connAck = attempt.transport().refusal(testKit, version);
         attempt.shard().expectNoMessage(Duration.ofMillis(20));
-        List<Packet> expected = packets;
-        assertEquals(1, expected.size(), expected::toString);
-        var connAck = assertInstanceOf(ConnAck.class, expected.get(0));
         assertEquals(false, connAck.sessionPresent(), "[MQTT-3.2.2-6]");
         return connAck.reason();
     }

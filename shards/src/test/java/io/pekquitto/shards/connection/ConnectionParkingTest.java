@@ -80,7 +80,7 @@ class ConnectionParkingTest {
 
     private void connect(BrokerSettings settings, int keepAlive) {
         connection.bind(testKit.spawn(Connection.create(TestConnections.environment(settings, clock), shard.getRef(), connection,
-                new InetSocketAddress("127.0.0.1", 1))));
+                new InetSocketAddress("127.0.0.1", 1), TestConnections.ANY_LISTENER)));
         connection.tell(new Connection.TransportReady(transport));
         send(new Connect(ProtocolVersion.MQTT_5, "p", true, keepAlive, Optional.empty(), Optional.empty(),
                 Optional.empty(), Properties.builder().set(PropertyId.TOPIC_ALIAS_MAXIMUM, 5).build()));

@@ -64,7 +64,8 @@ class ConnectionProperties {
         TestProbe<ActorRef<Connection.Command>> spawned = testKit.createTestProbe();
         Behavior<Void> parent = Behaviors.setup(context -> {
             var ref = TestConnections.unbound();
-            var child = context.spawnAnonymous(Connection.create(TestConnections.environment(SETTINGS, System::nanoTime), shard.narrow(), ref, REMOTE));
+            var child = context.spawnAnonymous(Connection.create(TestConnections.environment(SETTINGS, System::nanoTime), shard.narrow(), ref, REMOTE,
+                    TestConnections.ANY_LISTENER));
             ref.bind(child);
             context.watch(child);
             spawned.getRef().tell(child);

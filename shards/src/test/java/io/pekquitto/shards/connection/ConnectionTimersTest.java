@@ -51,7 +51,7 @@ class ConnectionTimersTest {
         shard = testKit.createTestProbe();
         var ref = TestConnections.unbound();
         connection = testKit.spawn(Connection.create(TestConnections.environment(SETTINGS, clock), shard.getRef(), ref,
-                new InetSocketAddress("127.0.0.1", 1)));
+                new InetSocketAddress("127.0.0.1", 1), TestConnections.ANY_LISTENER));
         ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
     }

@@ -1,0 +1,45 @@
+package io.pekquitto.shards.listener;
+
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.shards.settings.ListenerSettings;
+import java.util.Objects;
+
+/**
+ * One listener as the connections it accepts see it: the MQTT versions a CONNECT may ask for there.
+ * The broker makes one per configured listener, whatever its kind (TCP, TLS, WebSocket), and hands it
+ * with every connection accepted there, so that a listener's rule holds alike on every kind. Immutable
+ * here, so the accepting thread and the shards' threads share it freely.
+ */
+public final class Listener {
+    private final int index;
+    private final ListenerSettings settings;
+
+    private Listener(int index, ListenerSettings settings) {
+        this.index = index;
+        this.settings = Objects.requireNonNull(settings, "settings");
+    }
+
+    /** Listener {@code index} of the configuration ({@code listeners.N}), with its settings. */
+    public static Listener of(int index, ListenerSettings settings) {
+        return new Listener(index, settings);
+    }
+
+    /** Its place in {@code listeners}, from 0. */
+    public int index() {
+        return index;
+    }
+
+    public ListenerSettings settings() {
+        return settings;
+    }
+
+    /** Whether a CONNECT may ask for {@code version} here ({@code protocol-versions}). */
+    public boolean accepts(ProtocolVersion version) {
+        return settings.protocolVersions().contains(version);
+    }
+
+    @Override
+    public String toString() {
+        return "listener " + index + " (" + settings.host() + ":" + settings.port() + ")";
+    }
+}
