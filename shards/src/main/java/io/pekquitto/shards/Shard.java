@@ -266,12 +266,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private Behavior<ShardMessage> onAccept(Accept accept) {
         if (shutdown.isShuttingDown()) {  // accepted before the listener closed: not served
             accept.socket().tell(TcpMessage.close(), org.apache.pekko.actor.ActorRef.noSender());
+            accept.listener().connections().closed();
             return connectionGone();
         }
         var connection = new ConnectionRef(resumer);
         connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote(),
                 accept.listener()), connection));
-        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls()),
+        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls(), accept.listener()),
                 org.apache.pekko.actor.ActorRef.noSender());
         return this;
     }

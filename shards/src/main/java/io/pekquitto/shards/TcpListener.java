@@ -14,6 +14,8 @@ import org.apache.pekko.actor.Props;
 import org.apache.pekko.io.Tcp;
 import org.apache.pekko.io.TcpMessage;
 import org.apache.pekko.io.TcpSO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One listener on Pekko IO in pull mode: binds, accepts a batch of connections at a time, and hands
@@ -23,6 +25,7 @@ import org.apache.pekko.io.TcpSO;
 final class TcpListener extends AbstractActor {
     /** Connections accepted per ResumeAccepting: bounds how many a storm of connects queues in this actor. */
     private static final int ACCEPT_BATCH = 16;
+    private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);
 
     /** From the broker as it shuts down: close the listening socket, accept no more. */
     enum Unbind { INSTANCE }
@@ -85,12 +88,26 @@ final class TcpListener extends AbstractActor {
                 })
                 .match(Tcp.Unbound.class, unbound -> getContext().stop(getSelf()))
                 .match(Tcp.Connected.class, connected -> {
-                    // The certificate current now: a reload between two accepts applies from the second.
-                    placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(),
-                            tls.map(ReloadableTls::current), served));
+                    if (served.connections().tryOpen()) {
+                        // The certificate current now: a reload between two accepts applies from the second.
+                        placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(),
+                                tls.map(ReloadableTls::current), served));
+                    } else {
+                        refuse(getSender(), connected.remoteAddress());
+                    }
                     if (--acceptsLeft == 0) resumeAccepting();
                 })
+                .match(Tcp.ConnectionClosed.class, closed -> {})  // a refused connection's close, done
                 .build();
+    }
+
+    /**
+     * Over {@code max-connections}: closed before a byte is read (in pull mode nothing is read until a
+     * handler asks) and counted refused by {@link io.pekquitto.shards.listener.ConnectionCount}.
+     */
+    private void refuse(ActorRef socket, InetSocketAddress remote) {
+        socket.tell(TcpMessage.close(), getSelf());
+        LOG.debug("[{}] refused on {}: max-connections [{}] reached", remote, served, settings.maxConnections());
     }
 
     private void resumeAccepting() {

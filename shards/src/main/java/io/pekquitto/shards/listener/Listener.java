@@ -5,18 +5,21 @@ import io.pekquitto.shards.settings.ListenerSettings;
 import java.util.Objects;
 
 /**
- * One listener as the connections it accepts see it: the MQTT versions a CONNECT may ask for there.
- * The broker makes one per configured listener, whatever its kind (TCP, TLS, WebSocket), and hands it
- * with every connection accepted there, so that a listener's rule holds alike on every kind. Immutable
- * here, so the accepting thread and the shards' threads share it freely.
+ * One listener as the connections it accepts see it: the MQTT versions a CONNECT may ask for there,
+ * and its count of open connections against {@code max-connections}. The broker makes one per
+ * configured listener, whatever its kind (TCP, TLS, WebSocket), and hands it with every connection
+ * accepted there, so that a listener's rule holds alike on every kind. Its settings are immutable and
+ * its count thread-safe: the accepting thread and the shards' threads share it.
  */
 public final class Listener {
     private final int index;
     private final ListenerSettings settings;
+    private final ConnectionCount connections;
 
     private Listener(int index, ListenerSettings settings) {
         this.index = index;
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.connections = new ConnectionCount(settings);
     }
 
     /** Listener {@code index} of the configuration ({@code listeners.N}), with its settings. */
@@ -31,6 +34,14 @@ public final class Listener {
 
     public ListenerSettings settings() {
         return settings;
+    }
+
+    /**
+     * Its open connections: a new one takes a place with {@link ConnectionCount#tryOpen} before a byte is
+     * read (refused and closed if there is none), and gives it back once closed, whatever closed it.
+     */
+    public ConnectionCount connections() {
+        return connections;
     }
 
     /** Whether a CONNECT may ask for {@code version} here ({@code protocol-versions}). */

@@ -4,6 +4,7 @@ import io.pekquitto.auth.tls.CertificateNames;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.Transport;
+import io.pekquitto.shards.listener.ConnectionCount;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
 import org.apache.pekko.actor.ActorRef;
@@ -35,6 +36,8 @@ final class SocketTransport implements Transport {
     /** TLS on this socket, or null for plain TCP. */
     private final TlsSession tls;
     private final boolean certificateNameAsUsername;
+    /** Its listener's count, which it leaves once closed. */
+    private final ConnectionCount listenerCount;
     /** Plaintext from the connection, not yet written (nor, with TLS, encrypted). */
     private ByteString pending = ByteString.emptyByteString();
     /** Ciphertext that TLS itself has to send: handshake messages, close_notify. */
@@ -51,14 +54,16 @@ final class SocketTransport implements Transport {
      * @param connection the connection the bytes are for, live or parked
      * @param tls        TLS on this socket, or null
      * @param certificateNameAsUsername whether a verified client certificate's CN may stand for the username
+     * @param listenerCount its listener's open connections, this one counted in
      */
     SocketTransport(ActorRef socket, ActorRef sockets, ConnectionRef connection, TlsSession tls,
-                    boolean certificateNameAsUsername) {
+                    boolean certificateNameAsUsername, ConnectionCount listenerCount) {
         this.socket = socket;
         this.sockets = sockets;
         this.connection = connection;
         this.tls = tls;
         this.certificateNameAsUsername = certificateNameAsUsername;
+        this.listenerCount = listenerCount;
     }
 
     @Override
@@ -144,13 +149,20 @@ final class SocketTransport implements Transport {
         flush();
     }
 
-    /** The socket closed, whoever closed it; the connection hears of it once. */
+    /** The socket closed, whoever closed it; the connection hears of it once, and the listener has a place again. */
     void closed(String cause) {
+        if (closed) return;
+        abandoned();
+        connection.tell(new Connection.TransportClosed(cause));
+    }
+
+    /** The socket closes with its handler, the connection's actor is gone: only the listener's place is given back. */
+    void abandoned() {
         if (closed) return;
         closed = true;
         pending = ByteString.emptyByteString();
         pendingTls = ByteString.emptyByteString();
-        connection.tell(new Connection.TransportClosed(cause));
+        listenerCount.closed();
     }
 
     private void flush() {

@@ -32,7 +32,8 @@ class SocketTransportTest {
         connection = testKit.createTestProbe();
         sockets = testKit.createTestProbe();
         transport = new SocketTransport(Adapter.toClassic(socket.getRef()), Adapter.toClassic(sockets.getRef()),
-                TestConnections.servedBy(connection.getRef()), null, false);
+                TestConnections.servedBy(connection.getRef()), null, false,
+                TestConnections.ANY_LISTENER.connections());
     }
 
     @AfterAll
