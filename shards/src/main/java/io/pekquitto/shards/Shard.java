@@ -270,8 +270,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
             return connectionGone();
         }
         var connection = new ConnectionRef(resumer);
-        connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.remote(),
-                accept.listener()), connection));
+        connection.bind(spawn(Connection.create(environment, getContext().getSelf().narrow(), connection, accept.listener()),
+                connection));
         sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), connection, accept.tls(), accept.listener()),
                 org.apache.pekko.actor.ActorRef.noSender());
         return this;

@@ -23,7 +23,6 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -128,9 +127,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     /** A new connection accepted by {@code listener}: the handshake first ({@link ConnectionHandshake}). */
     public static Behavior<Command> create(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
-                                           InetSocketAddress remote, Listener listener) {
+                                           Listener listener) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new ConnectionHandshake(context, timers, environment, shard, self, remote, listener)));
+                timers -> new ConnectionHandshake(context, timers, environment, shard, self, listener)));
     }
 
     /** A parked connection that is told something: it goes on where it parked, and the command follows. */

@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * One listener as the connections it accepts see it: the MQTT versions a CONNECT may ask for there,
- * and its count of open connections against {@code max-connections}. The broker makes one per
+ * whether each connection begins with a PROXY protocol header, and its count of open connections
+ * against {@code max-connections}. The broker makes one per
  * configured listener, whatever its kind (TCP, TLS, WebSocket), and hands it with every connection
  * accepted there, so that a listener's rule holds alike on every kind. Its settings are immutable and
  * its count thread-safe: the accepting thread and the shards' threads share it.
@@ -42,6 +43,15 @@ public final class Listener {
      */
     public ConnectionCount connections() {
         return connections;
+    }
+
+    /**
+     * Whether every connection here begins with a PROXY protocol header ({@code proxy-protocol}): its
+     * transport reads it with a new {@link ProxyHeaderDecoder} before it hands any byte on, and closes a
+     * connection without a valid one. Elsewhere a header is not looked for: its bytes are a bad packet.
+     */
+    public boolean expectsProxyHeader() {
+        return settings.proxyProtocol();
     }
 
     /** Whether a CONNECT may ask for {@code version} here ({@code protocol-versions}). */

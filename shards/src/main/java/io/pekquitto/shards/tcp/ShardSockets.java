@@ -3,6 +3,7 @@ package io.pekquitto.shards.tcp;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.listener.Listener;
+import io.pekquitto.shards.listener.ProxyHeaderDecoder;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -86,8 +87,10 @@ public final class ShardSockets extends AbstractActorWithTimers {
                 return;
             }
         }
+        var listener = adopt.listener();
         var transport = new SocketTransport(adopt.socket(), getSelf(), adopt.connection(), tls,
-                adopt.tls().map(ListenerTls::certificateNameAsUsername).orElse(false), adopt.listener().connections());
+                adopt.tls().map(ListenerTls::certificateNameAsUsername).orElse(false), listener.connections(),
+                adopt.remote(), listener.expectsProxyHeader() ? new ProxyHeaderDecoder() : null);
         bySocket.put(adopt.socket(), transport);
         getContext().watch(adopt.socket());
         adopt.socket().tell(TcpMessage.register(getSelf(), false, false), getSelf());

@@ -5,6 +5,10 @@ import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.Transport;
 import io.pekquitto.shards.listener.ConnectionCount;
+import io.pekquitto.shards.listener.ProxyHeader;
+import io.pekquitto.shards.listener.ProxyHeaderDecoder;
+import io.pekquitto.shards.listener.ProxyHeaderException;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
 import org.apache.pekko.actor.ActorRef;
@@ -38,6 +42,10 @@ final class SocketTransport implements Transport {
     private final boolean certificateNameAsUsername;
     /** Its listener's count, which it leaves once closed. */
     private final ConnectionCount listenerCount;
+    /** The client's address: the socket's peer, until a PROXY header names another. */
+    private InetSocketAddress remote;
+    /** The PROXY header still to read before any byte goes on (TLS included); null once read, or on other listeners. */
+    private ProxyHeaderDecoder proxyHeader;
     /** Plaintext from the connection, not yet written (nor, with TLS, encrypted). */
     private ByteString pending = ByteString.emptyByteString();
     /** Ciphertext that TLS itself has to send: handshake messages, close_notify. */
@@ -55,15 +63,20 @@ final class SocketTransport implements Transport {
      * @param tls        TLS on this socket, or null
      * @param certificateNameAsUsername whether a verified client certificate's CN may stand for the username
      * @param listenerCount its listener's open connections, this one counted in
+     * @param remote     the socket's peer
+     * @param proxyHeader the decoder of the PROXY header the connection must begin with, or null if none is read
      */
     SocketTransport(ActorRef socket, ActorRef sockets, ConnectionRef connection, TlsSession tls,
-                    boolean certificateNameAsUsername, ConnectionCount listenerCount) {
+                    boolean certificateNameAsUsername, ConnectionCount listenerCount, InetSocketAddress remote,
+                    ProxyHeaderDecoder proxyHeader) {
         this.socket = socket;
         this.sockets = sockets;
         this.connection = connection;
         this.tls = tls;
         this.certificateNameAsUsername = certificateNameAsUsername;
         this.listenerCount = listenerCount;
+        this.remote = remote;
+        this.proxyHeader = proxyHeader;
     }
 
     @Override
@@ -105,6 +118,11 @@ final class SocketTransport implements Transport {
     }
 
     @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
     public Optional<String> peerCommonName() {
         if (tls == null || !certificateNameAsUsername) return Optional.empty();
         return CertificateNames.peerCommonName(tls.engine().getSession());
@@ -117,6 +135,10 @@ final class SocketTransport implements Transport {
         if (closeRequested) {
             socket.tell(TcpMessage.resumeReading(), sockets);  // lingering: read on, and drop it
             return;
+        }
+        if (proxyHeader != null) {
+            data = afterProxyHeader(data);
+            if (data == null) return;
         }
         if (tls == null) {
             connection.tell(new Connection.BytesReceived(data));
@@ -142,6 +164,32 @@ final class SocketTransport implements Transport {
         } else {
             readMore();  // the connection's demand is still open: the bytes it asked for are yet to come
         }
+    }
+
+    /**
+     * Reads the PROXY header from the chunk: the bytes after it, for TLS or the connection; or null once
+     * the chunk is used up (more is read) or the header is invalid (the socket is cut, the connection told).
+     */
+    private ByteString afterProxyHeader(ByteString data) {
+        var bytes = data.asByteBuffer();
+        ProxyHeader header;
+        try {
+            header = proxyHeader.feed(bytes);
+        } catch (ProxyHeaderException e) {
+            socket.tell(TcpMessage.abort(), sockets);
+            closed("PROXY protocol: " + e.getMessage());
+            return null;
+        }
+        if (header != null) {
+            proxyHeader = null;
+            remote = header.clientAddress(remote);
+            data = data.drop(bytes.position());
+        }
+        if (header == null || data.isEmpty()) {
+            readMore();  // the connection's demand is still open: its bytes are yet to come
+            return null;
+        }
+        return data;
     }
 
     void written() {

@@ -10,7 +10,6 @@ import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ListenerSettings;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -45,8 +44,7 @@ class ConnectionProtocolVersionsTest {
         var transport = new FakeTransport();
         var ref = TestConnections.unbound();
         var environment = TestConnections.environment(BrokerSettings.defaults(), System::nanoTime);
-        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref,
-                new InetSocketAddress("127.0.0.1", 1), listener));
+        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, listener));
         ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
         var connect = new Connect(version, "c", true, 60, Optional.empty(), Optional.empty(), Optional.empty(), Properties.NONE);

@@ -8,6 +8,7 @@ import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.codec.PacketReader;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,12 @@ final class FakeTransport implements Transport {
 
     @Override
     public long bufferedBytes() { return 0; }
+
+    /** The client's address as the transport tells it: a PROXY header's, say. */
+    volatile InetSocketAddress remote = new InetSocketAddress("127.0.0.1", 1);
+
+    @Override
+    public InetSocketAddress remoteAddress() { return remote; }
 
     /**
      * The CONNACK of a refused connection, read as {@code version} reads it: once the connection has
