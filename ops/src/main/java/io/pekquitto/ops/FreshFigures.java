@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 final class FreshFigures {
     static final Duration MAX_AGE = Duration.ofMillis(500);
     private static final Duration WAIT = Duration.ofSeconds(3);
-    private static final BrokerFigures NONE = new BrokerFigures(0, List.of(), 0, 0, 0, 0);
+    private static final BrokerFigures NONE = new BrokerFigures(0, List.of(), 0, 0, 0, 0, 0);
 
     private final Supplier<CompletionStage<BrokerFigures>> collect;
     private final LongSupplier clock;

@@ -103,6 +103,11 @@ final class Metrics implements LatencyObserver, AutoCloseable {
         brokerGauge("pekquitto_connections_maximum", "The most connections open at once, as sampled", BrokerFigures::maximumConnected);
         brokerGauge("pekquitto_store_bytes", "Bytes the store takes on disk", BrokerFigures::storeBytes);
         brokerGauge("pekquitto_uptime_seconds", "Seconds since the broker started", BrokerFigures::uptimeSeconds);
+        // Broker-wide: refused before any shard serves them. Per listener, not per client: no client label anywhere.
+        CounterWithCallback.builder().name("pekquitto_connections_refused")
+                .help("Connections closed as they were accepted, over their listener's max-connections")
+                .callback(callback -> callback.call(figures.get().connectionsRefused()))
+                .register(registry);
     }
 
     private void counter(String name, String help, ToLongFunction<ShardFigures> figure) {

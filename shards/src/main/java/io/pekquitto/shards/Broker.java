@@ -7,6 +7,7 @@ import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
@@ -203,19 +204,21 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         mesh.set(List.copyOf(shards));
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
+        var served = new ArrayList<Listener>();
         for (int i = 0; i < settings.listeners().size(); i++) {
+            served.add(Listener.of(i, settings.listeners().get(i)));
             listenerTls.add(Optional.empty());
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             // On Pekko IO's worker dispatcher, with the connection actors it hears from: with one shard that is
             // the shard's thread, and an accept reaches the shard without changing threads.
-            var listener = settings.listeners().get(i);
-            var props = listener.websocket().isPresent()
-                    ? WebSocketListener.props(i, listener, settings.connectTimeout(), placement, context.getSelf())
-                    : TcpListener.props(i, listener, placement, context.getSelf())
+            var listener = served.get(i);
+            var props = listener.settings().websocket().isPresent()
+                    ? WebSocketListener.props(listener, settings.connectTimeout(), placement, context.getSelf())
+                    : TcpListener.props(listener, placement, context.getSelf())
                     .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }
-        this.figures = context.spawn(FiguresCollector.create(shards, store, settings.operations().sysInterval(),
+        this.figures = context.spawn(FiguresCollector.create(shards, served, store, settings.operations().sysInterval(),
                 version(), System::nanoTime), "figures");
         this.shutdownTask = shutDownWithTheSystem(context, settings.operations().shutdownTimeout());
     }

@@ -5,6 +5,7 @@ import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.ShardFigures;
@@ -28,7 +29,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * Gathers the broker's figures: asks every shard for its {@link ShardFigures} (each answers on its own
- * thread, so no counter is shared between threads), adds the broker's own (uptime, heap, store), and
+ * thread, so no counter is shared between threads), adds the broker's own (uptime, heap, store, the
+ * listeners' refused connections, which they count as they accept, before any shard sees them), and
  * answers whoever asked (a metrics scrape). Every {@code sys-interval} it also publishes what changed
  * under {@code $SYS/broker/...}, retained, through shard 0 like any publish.
  */
@@ -51,6 +53,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private static final Duration ROUND_TIMEOUT = Duration.ofSeconds(2);
 
     private final List<ActorRef<ShardMessage>> shards;
+    private final List<Listener> listeners;
     private final Optional<Store> store;
     private final LongSupplier clock;
     private final long startedAt;
@@ -65,19 +68,20 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private long lastPublishedAt;
     private long maximumConnected;
 
-    static Behavior<Command> create(List<ActorRef<ShardMessage>> shards, Optional<Store> store, Duration sysInterval,
-                                    String version, LongSupplier clock) {
+    static Behavior<Command> create(List<ActorRef<ShardMessage>> shards, List<Listener> listeners, Optional<Store> store,
+                                    Duration sysInterval, String version, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             if (!sysInterval.isZero()) timers.startTimerWithFixedDelay(Tick.INSTANCE, Duration.ZERO, sysInterval);
-            return new FiguresCollector(context, timers, shards, store, version, clock);
+            return new FiguresCollector(context, timers, shards, listeners, store, version, clock);
         }));
     }
 
-    private FiguresCollector(ActorContext<Command> context, TimerScheduler<Command> timers,
-                             List<ActorRef<ShardMessage>> shards, Optional<Store> store, String version, LongSupplier clock) {
+    private FiguresCollector(ActorContext<Command> context, TimerScheduler<Command> timers, List<ActorRef<ShardMessage>> shards,
+                             List<Listener> listeners, Optional<Store> store, String version, LongSupplier clock) {
         super(context);
         this.timers = timers;
         this.shards = List.copyOf(shards);
+        this.listeners = List.copyOf(listeners);
         this.store = store;
         this.clock = clock;
         this.startedAt = clock.getAsLong();
@@ -127,7 +131,8 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
         var runtime = Runtime.getRuntime();
         maximumConnected = Math.max(maximumConnected, BrokerFigures.connected(perShard));
         var figures = new BrokerFigures((now - startedAt) / 1_000_000_000L, perShard, maximumConnected,
-                runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory(), store.map(Store::sizeOnDisk).orElse(0L));
+                runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory(), store.map(Store::sizeOnDisk).orElse(0L),
+                listeners.stream().mapToLong(listener -> listener.connections().refused()).sum());
         waiting.forEach(replyTo -> replyTo.tell(figures));
         waiting.clear();
         if (publishSys) {

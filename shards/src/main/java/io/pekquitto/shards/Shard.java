@@ -8,6 +8,7 @@ import io.pekquitto.shards.connection.ShardEnvironment;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.Transport;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PublisherThrottle;
@@ -70,13 +71,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** The shard's own messages: from the broker, from its peers, and to itself. */
     public sealed interface Command extends ShardMessage {}
 
-    /** A new TCP connection from a listener, to be served by this shard. */
-    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote, Optional<ListenerTls> tls)
-            implements Command {}
+    /** A new TCP connection from {@code listener}, to be served by this shard. */
+    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote, Optional<ListenerTls> tls,
+                         Listener listener) implements Command {}
 
     /** A new WebSocket connection from a WebSocket listener, to be served by this shard. */
-    public record AcceptWebSocket(WebSocketStream stream, InetSocketAddress remote, Optional<String> peerCommonName)
-            implements Command {}
+    public record AcceptWebSocket(WebSocketStream stream, InetSocketAddress remote, Optional<String> peerCommonName,
+                                  Listener listener) implements Command {}
 
     /** From the Broker: this shard's index and every shard of the broker, itself included. */
     public record Peers(int index, List<ActorRef<ShardMessage>> shards) implements Command {}
@@ -269,6 +270,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private Behavior<ShardMessage> onAccept(Accept accept) {
         if (shutdown.isShuttingDown()) {  // accepted before the listener closed: not served
             accept.socket().tell(TcpMessage.close(), org.apache.pekko.actor.ActorRef.noSender());
+            accept.listener().connections().closed();
             return connectionGone();
         }
         connections.acceptSocket(accept);
@@ -276,7 +278,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> onAcceptWebSocket(AcceptWebSocket accept) {
-        if (shutdown.isShuttingDown()) {
+        if (shutdown.isShuttingDown()) {  // its place in max-connections is given back when its stream ends
             accept.stream().cancel();
             return connectionGone();
         }

@@ -6,9 +6,9 @@ import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardEnvironment;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.tcp.ShardSockets;
 import io.pekquitto.shards.websocket.ShardWebSockets;
-import java.net.InetSocketAddress;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -38,15 +38,16 @@ final class ShardConnections {
     }
 
     void acceptSocket(Shard.Accept accept) {
-        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), newConnection(accept.remote()), accept.tls()),
-                org.apache.pekko.actor.ActorRef.noSender());
+        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), newConnection(accept.listener()), accept.tls(),
+                accept.listener()), org.apache.pekko.actor.ActorRef.noSender());
     }
 
     void acceptWebSocket(Shard.AcceptWebSocket accept) {
         if (webSockets == null) {
             webSockets = context.spawn(ShardWebSockets.create(), "websockets", DispatcherSelector.sameAsParent());
         }
-        webSockets.tell(new ShardWebSockets.Adopt(accept.stream(), accept.peerCommonName(), newConnection(accept.remote())));
+        webSockets.tell(new ShardWebSockets.Adopt(accept.stream(), accept.remote(), accept.peerCommonName(),
+                newConnection(accept.listener())));
     }
 
     /** An in-process client: a connection without a socket, a child on this thread like the others. */
@@ -60,9 +61,9 @@ final class ShardConnections {
         connection.resumed(spawn(Connection.resume(environment, shard(), connection, connection.parked()), connection));
     }
 
-    private ConnectionRef newConnection(InetSocketAddress remote) {
+    private ConnectionRef newConnection(Listener listener) {
         var connection = new ConnectionRef(resumer);
-        connection.bind(spawn(Connection.create(environment, shard(), connection, remote), connection));
+        connection.bind(spawn(Connection.create(environment, shard(), connection, listener), connection));
         return connection;
     }
 

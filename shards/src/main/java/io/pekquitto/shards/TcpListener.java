@@ -1,5 +1,6 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
@@ -11,6 +12,8 @@ import org.apache.pekko.actor.Props;
 import org.apache.pekko.io.Tcp;
 import org.apache.pekko.io.TcpMessage;
 import org.apache.pekko.io.TcpSO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One listener on Pekko IO in pull mode: binds, accepts a batch of connections at a time, and hands
@@ -20,11 +23,14 @@ import org.apache.pekko.io.TcpSO;
 final class TcpListener extends AbstractActor {
     /** Connections accepted per ResumeAccepting: bounds how many a storm of connects queues in this actor. */
     private static final int ACCEPT_BATCH = 16;
+    private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);
 
     /** From the broker as it shuts down: close the listening socket, accept no more. */
     enum Unbind { INSTANCE }
 
     private final int index;
+    /** What every connection it accepts carries: the listener's rules. */
+    private final Listener served;
     private final ListenerSettings settings;
     private final ShardPlacement placement;
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
@@ -32,15 +38,14 @@ final class TcpListener extends AbstractActor {
     private int acceptsLeft;
     private Optional<ReloadableTls> tls = Optional.empty();
 
-    static Props props(int index, ListenerSettings settings, ShardPlacement placement,
-                       org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        return Props.create(TcpListener.class, () -> new TcpListener(index, settings, placement, broker));
+    static Props props(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        return Props.create(TcpListener.class, () -> new TcpListener(listener, placement, broker));
     }
 
-    private TcpListener(int index, ListenerSettings settings, ShardPlacement placement,
-                        org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        this.index = index;
-        this.settings = settings;
+    private TcpListener(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+        this.index = listener.index();
+        this.served = listener;
+        this.settings = listener.settings();
         this.placement = placement;
         this.broker = broker;
     }
@@ -75,12 +80,26 @@ final class TcpListener extends AbstractActor {
                 })
                 .match(Tcp.Unbound.class, unbound -> getContext().stop(getSelf()))
                 .match(Tcp.Connected.class, connected -> {
-                    // The certificate current now: a reload between two accepts applies from the second.
-                    placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(),
-                            tls.map(ReloadableTls::current)));
+                    if (served.connections().tryOpen()) {
+                        // The certificate current now: a reload between two accepts applies from the second.
+                        placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(),
+                                tls.map(ReloadableTls::current), served));
+                    } else {
+                        refuse(getSender(), connected.remoteAddress());
+                    }
                     if (--acceptsLeft == 0) resumeAccepting();
                 })
+                .match(Tcp.ConnectionClosed.class, closed -> {})  // a refused connection's close, done
                 .build();
+    }
+
+    /**
+     * Over {@code max-connections}: closed before a byte is read (in pull mode nothing is read until a
+     * handler asks) and counted refused by {@link io.pekquitto.shards.listener.ConnectionCount}.
+     */
+    private void refuse(ActorRef socket, InetSocketAddress remote) {
+        socket.tell(TcpMessage.close(), getSelf());
+        LOG.debug("[{}] refused on {}: max-connections [{}] reached", remote, served, settings.maxConnections());
     }
 
     private void resumeAccepting() {

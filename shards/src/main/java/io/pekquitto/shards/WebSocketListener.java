@@ -1,5 +1,6 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.websocket.WebSocketServer;
@@ -9,7 +10,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.Props;
-import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.stream.javadsl.Tcp;
 import org.apache.pekko.pattern.Patterns;
 
 /**
@@ -22,28 +23,31 @@ final class WebSocketListener extends AbstractActor {
     /** From the server, on its threads: a WebSocket is open and its stream runs. */
     record Upgraded(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName) {}
 
-    private record Bound(ServerBinding binding) {}
+    private record Bound(Tcp.ServerBinding binding) {}
 
     private record BindFailed(Throwable cause) {}
 
     private final int index;
+    /** What every connection it accepts carries: the listener's rules. */
+    private final Listener served;
     private final ListenerSettings settings;
     private final Duration connectTimeout;
     private final ShardPlacement placement;
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
     private Optional<ReloadableTls> tls = Optional.empty();
-    private ServerBinding binding;
+    private Tcp.ServerBinding binding;
 
     /** @param connectTimeout how long a connection may take to upgrade, as to send CONNECT ({@code connect-timeout}) */
-    static Props props(int index, ListenerSettings settings, Duration connectTimeout, ShardPlacement placement,
+    static Props props(Listener listener, Duration connectTimeout, ShardPlacement placement,
                        org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        return Props.create(WebSocketListener.class, () -> new WebSocketListener(index, settings, connectTimeout, placement, broker));
+        return Props.create(WebSocketListener.class, () -> new WebSocketListener(listener, connectTimeout, placement, broker));
     }
 
-    private WebSocketListener(int index, ListenerSettings settings, Duration connectTimeout, ShardPlacement placement,
+    private WebSocketListener(Listener listener, Duration connectTimeout, ShardPlacement placement,
                               org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        this.index = index;
-        this.settings = settings;
+        this.index = listener.index();
+        this.served = listener;
+        this.settings = listener.settings();
         this.connectTimeout = connectTimeout;
         this.placement = placement;
         this.broker = broker;
@@ -57,7 +61,7 @@ final class WebSocketListener extends AbstractActor {
             return;
         }
         var self = getSelf();
-        var bound = WebSocketServer.bind(getContext().getSystem(), settings, connectTimeout, tls,
+        var bound = WebSocketServer.bind(getContext().getSystem(), served, connectTimeout, tls,
                 (stream, client, name) -> self.tell(new Upgraded(stream, client, name), self));
         Patterns.pipe(bound.handle((binding, failure) -> failure == null ? new Bound(binding) : new BindFailed(failure)),
                 getContext().getDispatcher()).to(self);
@@ -76,7 +80,7 @@ final class WebSocketListener extends AbstractActor {
                     getContext().stop(getSelf());
                 })
                 .match(Upgraded.class, upgraded -> placement.next().tell(
-                        new Shard.AcceptWebSocket(upgraded.stream(), upgraded.client(), upgraded.peerCommonName())))
+                        new Shard.AcceptWebSocket(upgraded.stream(), upgraded.client(), upgraded.peerCommonName(), served)))
                 .matchEquals(TcpListener.Unbind.INSTANCE, unbind -> {
                     if (binding == null) return;
                     // New requests are refused from now on; open WebSockets stay until the shards close them.

@@ -46,6 +46,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void theListenerRulesDoNotUsePekko() {
+        // Shared by every kind of listener (TCP, TLS, WebSocket): plain Java, whatever carries the bytes.
+        noClasses().that().resideInAPackage("io.pekquitto.shards.listener..")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
+                .check(classes);
+    }
+
+    @Test
     void theConnectionRulesDoNotUsePekko() {
         // Only the actor, its message protocol and the socket side (transport, stage, reader, writer) may.
         noClasses().that().haveNameMatching("io\\.pekquitto\\.shards\\.connection\\.(KeepAlive|InboundPublish|SubscribeChecks"

@@ -9,6 +9,7 @@ import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.TopicName;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.util.Optional;
@@ -42,7 +43,25 @@ public final class ConnectNegotiation {
 
     private ConnectNegotiation() {}
 
+    /** The CONNECT on a listener that accepts every version (an in-process client, tests). */
     public static Outcome negotiate(Connect connect, BrokerSettings settings) {
+        return negotiateVersionAccepted(connect, settings);
+    }
+
+    /**
+     * The CONNECT on {@code listener}: a version it does not accept ({@code protocol-versions}) is refused
+     * as one the broker does not know, first, as Mosquitto 2.1 does: 0x84, or 1 in 3.1 and 3.1.1
+     * ([MQTT-3.1.2-2]; 3.1 has the same return code).
+     */
+    public static Outcome negotiate(Connect connect, BrokerSettings settings, Listener listener) {
+        if (!listener.accepts(connect.version())) {
+            return Outcome.refuse(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION,
+                    connect.version() + " is not accepted on " + listener);
+        }
+        return negotiateVersionAccepted(connect, settings);
+    }
+
+    private static Outcome negotiateVersionAccepted(Connect connect, BrokerSettings settings) {
         var version = connect.version();
         var properties = connect.properties();
         String clientId = connect.clientId();

@@ -18,11 +18,11 @@ import io.pekquitto.protocol.UnsubAck;
 import io.pekquitto.protocol.Unsubscribe;
 import io.pekquitto.protocol.codec.PacketReader;
 import io.pekquitto.shards.connection.DeliveryWindow.Congestion;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -125,11 +125,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** A persistent session kept in a durable store: it is there again after a restart. */
     private final boolean sessionOutlivesBroker;
 
-    /** A new connection: the handshake first ({@link ConnectionHandshake}). */
+    /** A new connection accepted by {@code listener}: the handshake first ({@link ConnectionHandshake}). */
     public static Behavior<Command> create(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
-                                           InetSocketAddress remote) {
+                                           Listener listener) {
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new ConnectionHandshake(context, timers, environment, shard, self, remote)));
+                timers -> new ConnectionHandshake(context, timers, environment, shard, self, listener)));
     }
 
     /** A parked connection that is told something: it goes on where it parked, and the command follows. */

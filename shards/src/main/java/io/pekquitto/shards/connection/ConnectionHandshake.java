@@ -11,8 +11,8 @@ import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
 import io.pekquitto.protocol.codec.PacketReader;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
-import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -40,7 +40,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
-    private final InetSocketAddress remote;
+    /** The listener that accepted it: which versions a CONNECT may ask for. */
+    private final Listener listener;
     private final TimerScheduler<Connection.Command> timers;
     /** For the connect-to-CONNACK time. */
     private final long acceptedAt;
@@ -59,13 +60,13 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     ConnectionHandshake(ActorContext<Connection.Command> context, TimerScheduler<Connection.Command> timers,
                         ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
-                        InetSocketAddress remote) {
+                        Listener listener) {
         super(context);
         this.environment = environment;
         this.settings = environment.settings();
         this.shard = shard;
         this.self = self;
-        this.remote = remote;
+        this.listener = listener;
         this.timers = timers;
         this.acceptedAt = environment.clock().getAsLong();
         timers.startSingleTimer(Connection.ConnectTimeout.INSTANCE, settings.connectTimeout());
@@ -116,7 +117,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Connection.Command> onMalformed(MalformedPacketException e) {
-        getContext().getLog().debug("[{}] {}: {}", remote, e.reason(), e.getMessage());
+        getContext().getLog().debug("[{}] {}: {}", transport.remoteAddress(), e.reason(), e.getMessage());
         version = packets.version();
         writer.version(version);
         ConnectNegotiation.refusalOfMalformed(e.reason(), version).ifPresent(writer);
@@ -126,9 +127,11 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private Behavior<Connection.Command> onConnect(Connect connect) {
         version = connect.version();
         writer.version(version);
-        var outcome = ConnectNegotiation.negotiate(connect, settings);
+        var outcome = ConnectNegotiation.negotiate(connect, settings, listener);
         if (outcome.terms().isEmpty()) return refuse(connect.clientId(), outcome.refusal(), outcome.why());
         terms = outcome.terms().get();
+        // The PROXY header's address if the listener reads one: it was read before the CONNECT's first byte.
+        var remote = transport.remoteAddress();
         var authentication = environment.security().authenticator().authenticate(new Credentials(terms.clientId(),
                 connect.username(), connect.password().map(Binary::toByteArray), remote, transport.peerCommonName()));
         if (authentication instanceof Authentication.Refused refused) {
@@ -175,7 +178,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Connection.Command> onTransportClosed(Connection.TransportClosed closed) {
-        getContext().getLog().debug("[{}] connection lost before CONNACK: {}", remote, closed.cause());
+        getContext().getLog().debug("[{}] connection lost before CONNACK: {}", remote(), closed.cause());
         if (phase != Phase.ATTACHING) return phase == Phase.AWAITING_CONNECT ? closeNow() : this;
         phase = Phase.CLOSED_WHILE_ATTACHING;  // the session is on its way; it goes straight back, will published
         writer.close();
@@ -199,8 +202,13 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Connection.Command> onConnectTimeout() {
         if (phase != Phase.AWAITING_CONNECT) return this;
-        getContext().getLog().debug("no CONNECT from [{}] within [{}]", remote, settings.connectTimeout());
+        getContext().getLog().debug("no CONNECT from [{}] within [{}]", remote(), settings.connectTimeout());
         return closeNow();
+    }
+
+    /** For the log: the client's address as the transport has it now (none before it is ready). */
+    private Object remote() {
+        return transport == null ? "?" : transport.remoteAddress();
     }
 
     private Behavior<Connection.Command> closeNow() {

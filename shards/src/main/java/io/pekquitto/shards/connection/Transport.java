@@ -1,5 +1,6 @@
 package io.pekquitto.shards.connection;
 
+import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.apache.pekko.util.ByteString;
 
@@ -21,6 +22,13 @@ public interface Transport {
 
     /** Bytes written but not yet handed to the socket: the measure of a slow reader. */
     long bufferedBytes();
+
+    /**
+     * The client's address: the one the PROXY protocol header named on a listener that reads one
+     * (known before the first byte reaches the connection), else the socket's peer. Ask it when needed
+     * rather than keep it: the connection log, the authenticator and the ACLs all get this one.
+     */
+    InetSocketAddress remoteAddress();
 
     /**
      * The subject CN of the client's certificate, if a TLS listener with {@code cert-cn-as-username}

@@ -12,9 +12,11 @@ import java.util.function.ToLongFunction;
  * @param heapUsed          bytes of heap in use
  * @param heapMax           the heap's limit
  * @param storeBytes        the store's size on disk, 0 without a store
+ * @param connectionsRefused connections the listeners closed as they accepted them, over their
+ *                          {@code max-connections}, since the broker started
  */
 public record BrokerFigures(long uptimeSeconds, List<ShardFigures> shards, long maximumConnected, long heapUsed,
-                            long heapMax, long storeBytes) {
+                            long heapMax, long storeBytes, long connectionsRefused) {
 
     public BrokerFigures {
         shards = List.copyOf(shards);

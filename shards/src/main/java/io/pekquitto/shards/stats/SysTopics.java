@@ -7,7 +7,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * The {@code $SYS/broker/...} topics, with Mosquitto's names and meanings (its {@code sys_tree.c}) and
- * pekquitto's own ({@code clients/parked}, {@code mesh/...}, {@code shards/N/...}). Each sample gives
+ * pekquitto's own ({@code clients/parked}, {@code clients/refused}, {@code mesh/...}, {@code shards/N/...}). Each sample gives
  * the topics whose value changed since the last one, as Mosquitto publishes: they are retained, so a
  * new subscriber to {@code $SYS/#} gets every value at once.
  */
@@ -50,6 +50,7 @@ public final class SysTopics {
         now.put("clients/maximum", Long.toString(figures.maximumConnected()));
         now.put("clients/expired", Long.toString(figures.sum(shard -> shard.gauges().expiredSessions())));
         now.put("clients/parked", Long.toString(figures.sum(shard -> shard.gauges().parked())));
+        now.put("clients/refused", Long.toString(figures.connectionsRefused()));  // over a listener's max-connections
         counter(now, figures, "messages/received", ShardFigures::packetsReceived);  // MQTT packets of every type
         counter(now, figures, "messages/sent", ShardFigures::packetsSent);
         counter(now, figures, "bytes/received", ShardFigures::bytesReceived);

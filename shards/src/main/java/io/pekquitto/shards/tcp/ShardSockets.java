@@ -2,6 +2,8 @@ package io.pekquitto.shards.tcp;
 
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.listener.Listener;
+import io.pekquitto.shards.listener.ProxyHeaderDecoder;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -26,8 +28,12 @@ public final class ShardSockets extends AbstractActorWithTimers {
     /** How long a closing socket keeps reading what the client still sends before it is cut. */
     static final Duration LINGER = Duration.ofSeconds(1);
 
-    /** A socket accepted for this shard, the connection actor that serves it, and its listener's TLS if any. */
-    public record Adopt(ActorRef socket, InetSocketAddress remote, ConnectionRef connection, Optional<ListenerTls> tls) {}
+    /**
+     * A socket accepted for this shard, the connection actor that serves it, its listener's TLS if any,
+     * and the listener, whose place it holds until the socket closes.
+     */
+    public record Adopt(ActorRef socket, InetSocketAddress remote, ConnectionRef connection, Optional<ListenerTls> tls,
+                        Listener listener) {}
 
     /** A socket has shut down its output: cut it if the client has not closed within {@link #LINGER}. */
     record Linger(ActorRef socket) {}
@@ -76,18 +82,31 @@ public final class ShardSockets extends AbstractActorWithTimers {
                 tls = new TlsSession(adopt.tls().get().newEngine().apply(adopt.remote()), tlsScratch);
             } catch (SSLException e) {
                 adopt.socket().tell(TcpMessage.abort(), getSelf());
+                adopt.listener().connections().closed();
                 adopt.connection().tell(new Connection.TransportClosed("TLS: " + e.getMessage()));
                 return;
             }
         }
+        var listener = adopt.listener();
         var transport = new SocketTransport(adopt.socket(), getSelf(), adopt.connection(), tls,
-                adopt.tls().map(ListenerTls::certificateNameAsUsername).orElse(false));
+                adopt.tls().map(ListenerTls::certificateNameAsUsername).orElse(false), listener.connections(),
+                adopt.remote(), listener.expectsProxyHeader() ? new ProxyHeaderDecoder() : null);
         bySocket.put(adopt.socket(), transport);
         getContext().watch(adopt.socket());
         adopt.socket().tell(TcpMessage.register(getSelf(), false, false), getSelf());
         // No read asked for here: the connection owns the demand, one chunk at a time. A read asked for
         // on its behalf would be a second one once it asks, and the handshake reads only up to CONNECT.
         adopt.connection().tell(new Connection.TransportReady(transport));
+    }
+
+    /**
+     * The shard stops or restarts, and this actor with it: Pekko IO closes the sockets of a handler that
+     * stopped, so each gives its listener's place back now (its connection actor is gone too).
+     */
+    @Override
+    public void postStop() {
+        bySocket.values().forEach(SocketTransport::abandoned);
+        bySocket.clear();
     }
 
     private void socketClosed(ActorRef socket, String cause) {

@@ -4,6 +4,11 @@ import io.pekquitto.auth.tls.CertificateNames;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.Transport;
+import io.pekquitto.shards.listener.ConnectionCount;
+import io.pekquitto.shards.listener.ProxyHeader;
+import io.pekquitto.shards.listener.ProxyHeaderDecoder;
+import io.pekquitto.shards.listener.ProxyHeaderException;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
 import org.apache.pekko.actor.ActorRef;
@@ -35,6 +40,12 @@ final class SocketTransport implements Transport {
     /** TLS on this socket, or null for plain TCP. */
     private final TlsSession tls;
     private final boolean certificateNameAsUsername;
+    /** Its listener's count, which it leaves once closed. */
+    private final ConnectionCount listenerCount;
+    /** The client's address: the socket's peer, until a PROXY header names another. */
+    private InetSocketAddress remote;
+    /** The PROXY header still to read before any byte goes on (TLS included); null once read, or on other listeners. */
+    private ProxyHeaderDecoder proxyHeader;
     /** Plaintext from the connection, not yet written (nor, with TLS, encrypted). */
     private ByteString pending = ByteString.emptyByteString();
     /** Ciphertext that TLS itself has to send: handshake messages, close_notify. */
@@ -51,14 +62,21 @@ final class SocketTransport implements Transport {
      * @param connection the connection the bytes are for, live or parked
      * @param tls        TLS on this socket, or null
      * @param certificateNameAsUsername whether a verified client certificate's CN may stand for the username
+     * @param listenerCount its listener's open connections, this one counted in
+     * @param remote     the socket's peer
+     * @param proxyHeader the decoder of the PROXY header the connection must begin with, or null if none is read
      */
     SocketTransport(ActorRef socket, ActorRef sockets, ConnectionRef connection, TlsSession tls,
-                    boolean certificateNameAsUsername) {
+                    boolean certificateNameAsUsername, ConnectionCount listenerCount, InetSocketAddress remote,
+                    ProxyHeaderDecoder proxyHeader) {
         this.socket = socket;
         this.sockets = sockets;
         this.connection = connection;
         this.tls = tls;
         this.certificateNameAsUsername = certificateNameAsUsername;
+        this.listenerCount = listenerCount;
+        this.remote = remote;
+        this.proxyHeader = proxyHeader;
     }
 
     @Override
@@ -100,6 +118,11 @@ final class SocketTransport implements Transport {
     }
 
     @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
     public Optional<String> peerCommonName() {
         if (tls == null || !certificateNameAsUsername) return Optional.empty();
         return CertificateNames.peerCommonName(tls.engine().getSession());
@@ -112,6 +135,10 @@ final class SocketTransport implements Transport {
         if (closeRequested) {
             socket.tell(TcpMessage.resumeReading(), sockets);  // lingering: read on, and drop it
             return;
+        }
+        if (proxyHeader != null) {
+            data = afterProxyHeader(data);
+            if (data == null) return;
         }
         if (tls == null) {
             connection.tell(new Connection.BytesReceived(data));
@@ -139,18 +166,51 @@ final class SocketTransport implements Transport {
         }
     }
 
+    /**
+     * Reads the PROXY header from the chunk: the bytes after it, for TLS or the connection; or null once
+     * the chunk is used up (more is read) or the header is invalid (the socket is cut, the connection told).
+     */
+    private ByteString afterProxyHeader(ByteString data) {
+        var bytes = data.asByteBuffer();
+        ProxyHeader header;
+        try {
+            header = proxyHeader.feed(bytes);
+        } catch (ProxyHeaderException e) {
+            socket.tell(TcpMessage.abort(), sockets);
+            closed("PROXY protocol: " + e.getMessage());
+            return null;
+        }
+        if (header != null) {
+            proxyHeader = null;
+            remote = header.clientAddress(remote);
+            data = data.drop(bytes.position());
+        }
+        if (header == null || data.isEmpty()) {
+            readMore();  // the connection's demand is still open: its bytes are yet to come
+            return null;
+        }
+        return data;
+    }
+
     void written() {
         writing = 0;
         flush();
     }
 
-    /** The socket closed, whoever closed it; the connection hears of it once. */
+    /** The socket closed, whoever closed it; the connection hears of it once, and the listener has a place again. */
     void closed(String cause) {
+        if (closed) return;
+        abandoned();
+        connection.tell(new Connection.TransportClosed(cause));
+    }
+
+    /** The socket closes with its handler, the connection's actor is gone: only the listener's place is given back. */
+    void abandoned() {
         if (closed) return;
         closed = true;
         pending = ByteString.emptyByteString();
         pendingTls = ByteString.emptyByteString();
-        connection.tell(new Connection.TransportClosed(cause));
+        listenerCount.closed();
     }
 
     private void flush() {

@@ -2,6 +2,7 @@ package io.pekquitto.shards.websocket;
 
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -20,7 +21,8 @@ public final class ShardWebSockets {
     public sealed interface Event {}
 
     /** A WebSocket accepted for this shard and the connection that serves it. */
-    public record Adopt(WebSocketStream stream, Optional<String> peerCommonName, ConnectionRef connection) implements Event {}
+    public record Adopt(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName,
+                        ConnectionRef connection) implements Event {}
 
     record Pulled(WebSocketTransport transport, Optional<ByteString> chunk) implements Event {}
 
@@ -33,7 +35,8 @@ public final class ShardWebSockets {
         return Behaviors.receive((context, event) -> {
             if (event instanceof Adopt adopt) {
                 var self = context.getSelf();  // the stream's threads must not touch the context
-                var transport = new WebSocketTransport(adopt.stream(), self, adopt.connection(), adopt.peerCommonName());
+                var transport = new WebSocketTransport(adopt.stream(), self, adopt.connection(), adopt.client(),
+                        adopt.peerCommonName());
                 adopt.stream().ended().whenComplete((done, failure) -> self.tell(
                         new Ended(transport, adopt.stream().endedBecause(failure))));
                 adopt.connection().tell(new Connection.TransportReady(transport));

@@ -4,7 +4,6 @@ import io.pekquitto.shards.settings.WebSocketSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
@@ -30,23 +29,20 @@ final class WebSocketRequests {
     private final WebSocketSettings settings;
     private final StatusPage statusPage;
     private final WebSocketServer.Accepted accepted;
-    private final Function<HttpRequest, Optional<String>> peerCommonName;
 
-    /**
-     * @param peerCommonName the verified client certificate's CN of the request's connection, if it stands for
-     *                       the username on this listener
-     */
-    WebSocketRequests(WebSocketSettings settings, StatusPage statusPage, WebSocketServer.Accepted accepted,
-                      Function<HttpRequest, Optional<String>> peerCommonName) {
+    WebSocketRequests(WebSocketSettings settings, StatusPage statusPage, WebSocketServer.Accepted accepted) {
         this.settings = settings;
         this.statusPage = statusPage;
         this.accepted = accepted;
-        this.peerCommonName = peerCommonName;
     }
 
-    HttpResponse handle(HttpRequest request) {
+    /**
+     * @param client         the client's address: the socket's peer, or the one its PROXY header named
+     * @param peerCommonName the verified client certificate's CN, if it stands for the username on this listener
+     */
+    HttpResponse handle(HttpRequest request, InetSocketAddress client, Optional<String> peerCommonName) {
         var path = request.getUri().path();
-        if (path.equals(settings.path())) return upgrade(request);
+        if (path.equals(settings.path())) return upgrade(request, client, peerCommonName);
         if (settings.statusPage() && request.method().equals(HttpMethods.GET)) {
             var file = statusPage.file(path.equals("/") ? StatusPage.INDEX : path.substring(1));
             if (file.isPresent()) return file.get();
@@ -54,7 +50,7 @@ final class WebSocketRequests {
         return error(StatusCodes.NOT_FOUND, "nothing at " + path + ": MQTT over WebSockets is at " + settings.path());
     }
 
-    private HttpResponse upgrade(HttpRequest request) {
+    private HttpResponse upgrade(HttpRequest request, InetSocketAddress client, Optional<String> peerCommonName) {
         Optional<WebSocketUpgrade> upgrade = request.getAttribute(AttributeKeys.webSocketUpgrade);
         if (upgrade.isEmpty()) {
             return error(StatusCodes.UPGRADE_REQUIRED, settings.path() + " speaks MQTT over WebSockets only")
@@ -70,15 +66,8 @@ final class WebSocketRequests {
         if (subprotocol == null) {
             return error(StatusCodes.BAD_REQUEST, "MQTT over WebSockets needs the subprotocol mqtt (Sec-WebSocket-Protocol)");
         }
-        var client = client(request);
-        var name = peerCommonName.apply(request);
-        return upgrade.get().handleMessagesWith(WebSocketStream.flow(stream -> accepted.accept(stream, client, name)), subprotocol);
-    }
-
-    private static InetSocketAddress client(HttpRequest request) {
-        var remote = request.getAttribute(AttributeKeys.remoteAddress);
-        if (remote.isEmpty() || remote.get().getAddress().isEmpty()) return InetSocketAddress.createUnresolved("unknown", 0);
-        return new InetSocketAddress(remote.get().getAddress().get(), remote.get().getPort());
+        return upgrade.get().handleMessagesWith(
+                WebSocketStream.flow(stream -> accepted.accept(stream, client, peerCommonName)), subprotocol);
     }
 
     static HttpResponse error(StatusCode status, String message) {

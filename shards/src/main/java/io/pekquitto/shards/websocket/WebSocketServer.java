@@ -2,46 +2,58 @@ package io.pekquitto.shards.websocket;
 
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.auth.tls.CertificateNames;
-import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.ActorSystem;
-import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
+import org.apache.pekko.io.TcpSO;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.TLSClosing;
+import org.apache.pekko.stream.TLSProtocol;
+import org.apache.pekko.stream.javadsl.BidiFlow;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.TLS;
+import org.apache.pekko.stream.javadsl.TLSPlacebo;
+import org.apache.pekko.stream.javadsl.Tcp;
+import org.apache.pekko.util.ByteString;
 
 /**
- * Binds a WebSocket listener's HTTP server: Pekko HTTP with the settings an MQTT listener needs,
- * whatever the embedding system's configuration says, and HTTPS (wss) with the listener's certificate
- * as it is when each connection is accepted.
+ * A WebSocket listener's server: Pekko HTTP's server layer over Pekko Streams' TCP, put together per
+ * connection rather than by {@code Http.newServerAt}, so that what a listener does to every connection
+ * holds here as on its TCP listeners: a place in {@code max-connections} taken before a byte is read (one
+ * over is closed at once, counted refused) and given back when the connection ends; the PROXY protocol
+ * header read before anything else on a listener with {@code proxy-protocol} ({@link ProxyHeaderStage});
+ * then TLS (wss) with the listener's certificate as it is when the connection is accepted, then HTTP.
  */
 public final class WebSocketServer {
     /**
      * What an MQTT connection over WebSockets needs of Pekko HTTP's defaults, whatever the embedding system
-     * says: no cap of its own on connections (the listener's {@code max-connections} is the limit); the
-     * client's address and TLS session on each request, for the log, the ACLs and the certificate's CN; and
-     * an idle timeout of the broker's {@code connect-timeout}, so that a connection that never completes its
-     * upgrade is closed as a TCP connection that sends no CONNECT is. Once upgraded, a quiet connection is
-     * kept open by a Pong frame every half of it (a heartbeat the client need not answer, RFC 6455 5.5.3);
-     * MQTT's own keep-alive decides when a silent client is gone.
+     * says: each request's TLS session, for a certificate's CN, and a quiet upgraded connection kept open by
+     * a Pong frame every half of {@code connect-timeout} (%1$d ms: a heartbeat the client need not answer,
+     * RFC 6455 5.5.3), since the connection's idle timeout is {@code connect-timeout}: a connection that
+     * never completes its upgrade (or its PROXY header) is closed as a TCP connection that sends no CONNECT
+     * is; MQTT's own keep-alive decides when an upgraded client is gone.
      */
     private static final String SERVER_SETTINGS = """
             pekko.http.server {
-              idle-timeout = %1$d ms
-              max-connections = 2147483647
-              remote-address-attribute = on
               parsing.ssl-session-attribute = on
               server-header = pekquitto
               websocket.periodic-keep-alive-mode = pong
-              websocket.periodic-keep-alive-max-idle = %2$d ms
+              websocket.periodic-keep-alive-max-idle = %1$d ms
             }
             """;
+    private static final int BACKLOG = 1024;
 
     private WebSocketServer() {}
 
@@ -51,20 +63,57 @@ public final class WebSocketServer {
         void accept(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName);
     }
 
-    public static CompletionStage<ServerBinding> bind(ActorSystem system, ListenerSettings listener, Duration connectTimeout,
-                                                      Optional<ReloadableTls> tls, Accepted accepted) {
-        var websocket = listener.websocket().orElseThrow(() -> new IllegalArgumentException("not a WebSocket listener"));
-        var timeout = Math.max(2, connectTimeout.toMillis());
-        var settings = ServerSettings.create(ConfigFactory.parseString(SERVER_SETTINGS.formatted(timeout, timeout / 2))
+    /** Binds the listener; the binding's {@code unbind} stops accepting (open connections stay). */
+    public static CompletionStage<Tcp.ServerBinding> bind(ActorSystem system, Listener listener, Duration connectTimeout,
+                                                          Optional<ReloadableTls> tls, Accepted accepted) {
+        var settings = listener.settings();
+        var websocket = settings.websocket().orElseThrow(() -> new IllegalArgumentException("not a WebSocket listener"));
+        var timeout = Duration.ofMillis(Math.max(2, connectTimeout.toMillis()));
+        var server = ServerSettings.create(ConfigFactory.parseString(SERVER_SETTINGS.formatted(timeout.toMillis() / 2))
                 .withFallback(system.settings().config()));
-        var requests = new WebSocketRequests(websocket, new StatusPage(websocket.path()), accepted,
-                request -> peerCommonName(request, tls));
-        var server = Http.get(system).newServerAt(listener.host(), listener.port()).withSettings(settings);
-        if (tls.isPresent()) {
-            // The engine of the certificate current now: a reload between two connections applies from the second.
-            server = server.enableHttps(ConnectionContext.httpsServer(() -> tls.get().current().newEngine().apply(null)));
-        }
-        return server.bindSync(requests::handle);
+        var requests = new WebSocketRequests(websocket, new StatusPage(websocket.path()), accepted);
+        var materializer = Materializer.matFromSystem(system);
+        return Tcp.get(system).bind(settings.host(), settings.port(), BACKLOG, List.of(TcpSO.tcpNoDelay(true)), false,
+                        Optional.empty())
+                .to(Sink.foreach(connection -> {
+                    if (!listener.connections().tryOpen()) {
+                        connection.handleWith(Flow.fromSinkAndSource(Sink.cancelled(), Source.empty()), materializer);
+                        return;
+                    }
+                    connection.handleWith(serve(system, server, listener, timeout, tls, requests, connection.remoteAddress()),
+                            materializer);
+                }))
+                .run(materializer);
+    }
+
+    /** One connection's layers, from the network up: PROXY header, idle timeout, TLS, HTTP, the requests. */
+    private static Flow<ByteString, ByteString, NotUsed> serve(ActorSystem system, ServerSettings server, Listener listener,
+                                                               Duration timeout, Optional<ReloadableTls> tls,
+                                                               WebSocketRequests requests, InetSocketAddress peer) {
+        var client = new ProxyHeaderStage.Client(peer);
+        var layers = Http.get(system).serverLayer(server, Optional.of(peer))
+                .atop(tls.isPresent() ? tls(tls.get()) : placebo())
+                .atop(BidiFlow.<ByteString, ByteString>bidirectionalIdleTimeout(timeout));
+        if (listener.expectsProxyHeader()) layers = layers.atop(ProxyHeaderStage.bidi(client));
+        var handler = Flow.<HttpRequest>create().map(request -> requests.handle(request, client.address(),
+                peerCommonName(request, tls)));
+        return layers.reversed().join(handler)
+                .watchTermination((notUsed, ended) -> {
+                    ended.whenComplete((done, failure) -> listener.connections().closed());
+                    return notUsed;
+                });
+    }
+
+    /** The engine of the certificate current now: a reload between two connections applies from the second. */
+    private static BidiFlow<TLSProtocol.SslTlsOutbound, ByteString, ByteString, TLSProtocol.SslTlsInbound, NotUsed> tls(
+            ReloadableTls tls) {
+        return TLS.create(() -> tls.current().newEngine().apply(null), TLSClosing.eagerClose());
+    }
+
+    @SuppressWarnings("unchecked")  // SessionBytes is the SslTlsInbound that plain bytes are, as Pekko HTTP takes them
+    private static BidiFlow<TLSProtocol.SslTlsOutbound, ByteString, ByteString, TLSProtocol.SslTlsInbound, NotUsed> placebo() {
+        return (BidiFlow<TLSProtocol.SslTlsOutbound, ByteString, ByteString, TLSProtocol.SslTlsInbound, NotUsed>)
+                (BidiFlow<?, ?, ?, ?, ?>) TLSPlacebo.getInstance();
     }
 
     private static Optional<String> peerCommonName(HttpRequest request, Optional<ReloadableTls> tls) {

@@ -3,6 +3,7 @@ package io.pekquitto.shards.websocket;
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.Transport;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
@@ -18,6 +19,7 @@ final class WebSocketTransport implements Transport {
     private final WebSocketStream stream;
     private final ActorRef<ShardWebSockets.Event> events;
     private final ConnectionRef connection;
+    private final InetSocketAddress client;
     private final Optional<String> peerCommonName;
     /** Bytes from the connection not yet offered to the stream. */
     private ByteString pending = ByteString.emptyByteString();
@@ -29,10 +31,11 @@ final class WebSocketTransport implements Transport {
     private boolean closed;
 
     WebSocketTransport(WebSocketStream stream, ActorRef<ShardWebSockets.Event> events, ConnectionRef connection,
-                       Optional<String> peerCommonName) {
+                       InetSocketAddress client, Optional<String> peerCommonName) {
         this.stream = stream;
         this.events = events;
         this.connection = connection;
+        this.client = client;
         this.peerCommonName = peerCommonName;
     }
 
@@ -61,6 +64,12 @@ final class WebSocketTransport implements Transport {
     @Override
     public long bufferedBytes() {
         return writing + pending.size();
+    }
+
+    /** The socket's peer, or the client a PROXY header named: read before the upgrade, so known from the start. */
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return client;
     }
 
     @Override

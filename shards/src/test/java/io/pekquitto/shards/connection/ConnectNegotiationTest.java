@@ -14,7 +14,11 @@ import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -104,6 +108,28 @@ class ConnectNegotiationTest {
         var withWill = new Connect(ProtocolVersion.MQTT_5, "c", true, 10, Optional.of(will), Optional.empty(),
                 Optional.empty(), Properties.NONE);
         assertEquals(ReasonCode.QOS_NOT_SUPPORTED, ConnectNegotiation.negotiate(withWill, settings).refusal());
+    }
+
+    @Test
+    void aVersionTheListenerDoesNotAcceptIsRefusedAsAnUnknownOne() {  // [MQTT-3.1.2-2]: 0x84, 3.1.1 return code 1
+        var onlyFive = Listener.of(0, new ListenerSettings("0.0.0.0", 1883, Optional.empty(), Optional.empty(), false,
+                ListenerSettings.UNLIMITED, EnumSet.of(ProtocolVersion.MQTT_5)));
+        for (var version : List.of(ProtocolVersion.MQTT_3_1, ProtocolVersion.MQTT_3_1_1)) {
+            var refused = ConnectNegotiation.negotiate(connect(version, "c", true, 10, Properties.NONE), DEFAULTS, onlyFive);
+            assertEquals(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, refused.refusal(), version::toString);
+            assertEquals(1, refused.refusal().connAckReturnCodeV3());
+        }
+        var accepted = ConnectNegotiation.negotiate(connect(ProtocolVersion.MQTT_5, "c", true, 10, Properties.NONE), DEFAULTS, onlyFive);
+        assertTrue(accepted.terms().isPresent());
+    }
+
+    @Test
+    void theVersionIsCheckedBeforeTheClientId() {  // as an unknown version is: nothing else of the CONNECT counts
+        var onlyFive = Listener.of(0, new ListenerSettings("0.0.0.0", 1883, Optional.empty(), Optional.empty(), false,
+                ListenerSettings.UNLIMITED, EnumSet.of(ProtocolVersion.MQTT_5)));
+        var emptyIdWithoutCleanSession = connect(ProtocolVersion.MQTT_3_1_1, "", false, 10, Properties.NONE);
+        assertEquals(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION,
+                ConnectNegotiation.negotiate(emptyIdWithoutCleanSession, DEFAULTS, onlyFive).refusal());
     }
 
     @Test

@@ -1,8 +1,6 @@
 package io.pekquitto.shards.connection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.auth.Authentication;
 import io.pekquitto.auth.Authenticator;
@@ -10,9 +8,7 @@ import io.pekquitto.auth.Authorizer;
 import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.auth.Security;
 import io.pekquitto.protocol.Binary;
-import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Connect;
-import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.QoS;
@@ -22,6 +18,7 @@ import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -71,11 +68,15 @@ class ConnectionAuthenticationTest {
 
     private static Attempt connect(ProtocolVersion version, Optional<String> username, Optional<String> password,
                                    Optional<Will> will) {
+        return connect(new Security(ALICE_ONLY, OWN_WILLS), new FakeTransport(), version, username, password, will);
+    }
+
+    private static Attempt connect(Security security, FakeTransport transport, ProtocolVersion version,
+                                   Optional<String> username, Optional<String> password, Optional<Will> will) {
         var shard = testKit.<ShardRequest>createTestProbe();
-        var transport = new FakeTransport();
         var ref = TestConnections.unbound();
-        var environment = ShardEnvironment.of(SETTINGS, new Security(ALICE_ONLY, OWN_WILLS), System::nanoTime);
-        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, new InetSocketAddress("127.0.0.1", 1)));
+        var environment = ShardEnvironment.of(SETTINGS, security, System::nanoTime);
+        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, TestConnections.ANY_LISTENER));
         ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
         var connect = new Connect(version, "c", true, 60, will, username, password.map(Binary::utf8), Properties.NONE);
@@ -84,14 +85,8 @@ class ConnectionAuthenticationTest {
     }
 
     private static ReasonCode refusal(Attempt attempt, ProtocolVersion version) {
-        var packets = testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
-            assertTrue(attempt.transport().closed.get(), "closed after the refusal");
-            return attempt.transport().packets(version);
-        });
+        var connAck = attempt.transport().refusal(testKit, version);
         attempt.shard().expectNoMessage(Duration.ofMillis(20));
-        List<Packet> expected = packets;
-        assertEquals(1, expected.size(), expected::toString);
-        var connAck = assertInstanceOf(ConnAck.class, expected.get(0));
         assertEquals(false, connAck.sessionPresent(), "[MQTT-3.2.2-6]");
         return connAck.reason();
     }
@@ -126,5 +121,33 @@ class ConnectionAuthenticationTest {
         var own = new Will("wills/alice", Binary.utf8("gone"), QoS.AT_LEAST_ONCE, false, Properties.NONE);
         connect(ProtocolVersion.MQTT_5, Optional.of("alice"), Optional.of("secret"), Optional.of(own)).shard()
                 .expectMessageClass(ShardRequest.Attach.class);
+    }
+
+    @Test
+    void theAuthenticatorAndTheAclsSeeTheAddressTheTransportTells() {
+        // A PROXY header's, on a listener that reads one: the client's, not the balancer's.
+        var proxied = new InetSocketAddress("192.0.2.7", 51234);
+        var transport = new FakeTransport();
+        transport.remote = proxied;
+        var seen = new ArrayList<InetSocketAddress>();
+        Authenticator recording = credentials -> {
+            seen.add(credentials.address());
+            return Authentication.allowed(credentials.username());
+        };
+        var fromItsOwnAddress = new Authorizer() {
+            @Override
+            public boolean canPublish(ClientIdentity client, String topic) {
+                return topic.equals("from/" + client.address().getAddress().getHostAddress());
+            }
+
+            @Override
+            public boolean canSubscribe(ClientIdentity client, String filter) {
+                return true;
+            }
+        };
+        var will = new Will("from/192.0.2.7", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE);
+        connect(new Security(recording, fromItsOwnAddress), transport, ProtocolVersion.MQTT_5, Optional.empty(),
+                Optional.empty(), Optional.of(will)).shard().expectMessageClass(ShardRequest.Attach.class);
+        assertEquals(List.of(proxied), seen);
     }
 }

@@ -26,7 +26,6 @@ import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -80,7 +79,7 @@ class ConnectionParkingTest {
 
     private void connect(BrokerSettings settings, int keepAlive) {
         connection.bind(testKit.spawn(Connection.create(TestConnections.environment(settings, clock), shard.getRef(), connection,
-                new InetSocketAddress("127.0.0.1", 1))));
+                TestConnections.ANY_LISTENER)));
         connection.tell(new Connection.TransportReady(transport));
         send(new Connect(ProtocolVersion.MQTT_5, "p", true, keepAlive, Optional.empty(), Optional.empty(),
                 Optional.empty(), Properties.builder().set(PropertyId.TOPIC_ALIAS_MAXIMUM, 5).build()));

@@ -14,7 +14,6 @@ import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.settings.BrokerSettings;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,7 +41,6 @@ class ConnectionProperties {
     private static ActorTestKit testKit;
     private static ActorRef<ShardMessage> shard;
     private static final BrokerSettings SETTINGS = BrokerSettings.defaults();
-    private static final InetSocketAddress REMOTE = new InetSocketAddress("127.0.0.1", 1);
 
     /** How a supervising parent saw its Connection child end. */
     private record Ended(boolean failed, String cause) {}
@@ -64,7 +62,8 @@ class ConnectionProperties {
         TestProbe<ActorRef<Connection.Command>> spawned = testKit.createTestProbe();
         Behavior<Void> parent = Behaviors.setup(context -> {
             var ref = TestConnections.unbound();
-            var child = context.spawnAnonymous(Connection.create(TestConnections.environment(SETTINGS, System::nanoTime), shard.narrow(), ref, REMOTE));
+            var child = context.spawnAnonymous(Connection.create(TestConnections.environment(SETTINGS, System::nanoTime), shard.narrow(), ref,
+                    TestConnections.ANY_LISTENER));
             ref.bind(child);
             context.watch(child);
             spawned.getRef().tell(child);

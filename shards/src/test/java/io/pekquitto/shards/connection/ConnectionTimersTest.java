@@ -17,7 +17,6 @@ import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -51,7 +50,7 @@ class ConnectionTimersTest {
         shard = testKit.createTestProbe();
         var ref = TestConnections.unbound();
         connection = testKit.spawn(Connection.create(TestConnections.environment(SETTINGS, clock), shard.getRef(), ref,
-                new InetSocketAddress("127.0.0.1", 1)));
+                TestConnections.ANY_LISTENER));
         ref.bind(connection);
         connection.tell(new Connection.TransportReady(transport));
     }

@@ -1,11 +1,19 @@
 package io.pekquitto.shards.connection;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.codec.PacketReader;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
 
 /** An in-memory {@link Transport} that records what the connection wrote and whether it closed. */
@@ -24,6 +32,25 @@ final class FakeTransport implements Transport {
 
     @Override
     public long bufferedBytes() { return 0; }
+
+    /** The client's address as the transport tells it: a PROXY header's, say. */
+    volatile InetSocketAddress remote = new InetSocketAddress("127.0.0.1", 1);
+
+    @Override
+    public InetSocketAddress remoteAddress() { return remote; }
+
+    /**
+     * The CONNACK of a refused connection, read as {@code version} reads it: once the connection has
+     * closed, it must have written that and nothing else.
+     */
+    ConnAck refusal(ActorTestKit testKit, ProtocolVersion version) {
+        var packets = testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
+            assertTrue(closed.get(), "closed after the refusal");
+            return packets(version);
+        });
+        assertEquals(1, packets.size(), packets::toString);
+        return assertInstanceOf(ConnAck.class, packets.get(0));
+    }
 
     /** The packets written so far, decoded as the given version would read them. */
     synchronized List<Packet> packets(ProtocolVersion version) {

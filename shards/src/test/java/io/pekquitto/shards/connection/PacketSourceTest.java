@@ -36,6 +36,7 @@ class PacketSourceTest {
         @Override public void readMore() { readMore++; }
         @Override public void close() {}
         @Override public long bufferedBytes() { return 0; }
+        @Override public java.net.InetSocketAddress remoteAddress() { return TestConnections.CLIENT.address(); }
     }
 
     private final CountingTransport transport = new CountingTransport();

@@ -29,6 +29,7 @@ class PacketWriterTest {
         @Override public void readMore() {}
         @Override public void close() { closed = true; }
         @Override public long bufferedBytes() { return buffered; }
+        @Override public java.net.InetSocketAddress remoteAddress() { return TestConnections.CLIENT.address(); }
     }
 
     private final RecordingTransport transport = new RecordingTransport();

@@ -2,7 +2,9 @@ package io.pekquitto.shards.connection;
 
 import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.auth.Security;
+import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -25,6 +27,9 @@ public final class TestConnections {
             throw new AssertionError("this test's connection cannot resume: " + ref.parked().clientId());
         });
     }
+
+    /** A listener that accepts every version, without a limit or a PROXY header. */
+    public static final Listener ANY_LISTENER = Listener.of(0, new ListenerSettings("127.0.0.1", 0));
 
     /** An anonymous client as the ACLs see it. */
     public static final ClientIdentity CLIENT = new ClientIdentity("c", Optional.empty(), new InetSocketAddress("127.0.0.1", 1));

@@ -14,7 +14,7 @@ class SysTopicsTest {
     }
 
     private static BrokerFigures figures(long uptime, long publishReceived) {
-        return new BrokerFigures(uptime, List.of(shard(0, 2, 1, publishReceived, 0), shard(1, 3, 0, 0, 2)), 6, 10, 20, 30);
+        return new BrokerFigures(uptime, List.of(shard(0, 2, 1, publishReceived, 0), shard(1, 3, 0, 0, 2)), 6, 10, 20, 30, 4);
     }
 
     @Test
@@ -29,6 +29,7 @@ class SysTopicsTest {
         assertEquals("6", topics.get("$SYS/broker/clients/maximum"));
         assertEquals("2", topics.get("$SYS/broker/clients/expired"));
         assertEquals("2", topics.get("$SYS/broker/clients/parked"));
+        assertEquals("4", topics.get("$SYS/broker/clients/refused"), "the listeners' refusals");
         assertEquals("200", topics.get("$SYS/broker/messages/received"));
         assertEquals("10", topics.get("$SYS/broker/publish/messages/received"));
         assertEquals("2", topics.get("$SYS/broker/publish/messages/dropped"), "the offline sessions' drops count");

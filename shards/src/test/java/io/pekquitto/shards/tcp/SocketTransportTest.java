@@ -2,9 +2,15 @@ package io.pekquitto.shards.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.TestConnections;
+import io.pekquitto.shards.listener.ConnectionCount;
+import io.pekquitto.shards.listener.Listener;
+import io.pekquitto.shards.listener.ProxyHeaderDecoder;
+import io.pekquitto.shards.settings.ListenerSettings;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -20,6 +26,9 @@ import org.junit.jupiter.api.Test;
 class SocketTransportTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
     private static final Duration QUIET = Duration.ofMillis(50);
+    private static final InetSocketAddress SOCKET_PEER = new InetSocketAddress("127.0.0.1", 40000);
+    private static final ByteString V1_HEADER = ByteString.fromString("PROXY TCP4 192.0.2.7 198.51.100.1 51234 1883\r\n");
+    private static final ByteString CONNECT_START = ByteString.fromArray(new byte[] {0x10, 0x0D, 0x00, 0x04, 'M', 'Q', 'T', 'T'});
 
     private TestProbe<Object> socket;
     private TestProbe<Object> sockets;
@@ -32,7 +41,8 @@ class SocketTransportTest {
         connection = testKit.createTestProbe();
         sockets = testKit.createTestProbe();
         transport = new SocketTransport(Adapter.toClassic(socket.getRef()), Adapter.toClassic(sockets.getRef()),
-                TestConnections.servedBy(connection.getRef()), null, false);
+                TestConnections.servedBy(connection.getRef()), null, false,
+                TestConnections.ANY_LISTENER.connections(), SOCKET_PEER, null);
     }
 
     @AfterAll
@@ -126,5 +136,59 @@ class SocketTransportTest {
         connection.receiveMessage();
         transport.readMore();
         assertEquals(TcpMessage.resumeReading(), socket.receiveMessage(), "the next chunk");
+    }
+
+    // ---- the PROXY protocol header
+
+    /** A transport on a listener with {@code proxy-protocol}, its place in the listener's count taken. */
+    private SocketTransport behindAProxy(ConnectionCount count) {
+        assertTrue(count.tryOpen());
+        return new SocketTransport(Adapter.toClassic(socket.getRef()), Adapter.toClassic(sockets.getRef()),
+                TestConnections.servedBy(connection.getRef()), null, false, count, SOCKET_PEER, new ProxyHeaderDecoder());
+    }
+
+    private static ConnectionCount count() {
+        return Listener.of(0, new ListenerSettings("127.0.0.1", 0)).connections();
+    }
+
+    @Test
+    void theHeaderIsReadFirstAndTheBytesAfterItReachTheConnectionUnchanged() {
+        var proxied = behindAProxy(count());
+        proxied.received(V1_HEADER.concat(CONNECT_START));
+        assertEquals(CONNECT_START, assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes());
+        assertEquals(new InetSocketAddress("192.0.2.7", 51234), proxied.remoteAddress(), "the header's client");
+    }
+
+    @Test
+    void aHeaderSplitAcrossChunksIsReadWholeAndMoreIsAskedForMeanwhile() {
+        var proxied = behindAProxy(count());
+        assertEquals(SOCKET_PEER, proxied.remoteAddress(), "the socket's peer until the header is read");
+        proxied.received(V1_HEADER.take(10));
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage(), "the connection's read is still due");
+        proxied.received(V1_HEADER.drop(10));
+        assertEquals(TcpMessage.resumeReading(), socket.receiveMessage(), "the header alone: nothing for the connection yet");
+        connection.expectNoMessage(QUIET);
+        proxied.received(CONNECT_START);
+        assertEquals(CONNECT_START, assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes());
+        assertEquals(new InetSocketAddress("192.0.2.7", 51234), proxied.remoteAddress());
+    }
+
+    @Test
+    void aConnectionWithoutAHeaderIsCutAndGivesItsPlaceBack() {
+        var count = count();
+        var proxied = behindAProxy(count);
+        proxied.received(CONNECT_START);  // straight to MQTT, past the balancer
+        assertEquals(TcpMessage.abort(), socket.receiveMessage());
+        var closed = assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage());
+        assertTrue(closed.cause().startsWith("PROXY protocol: "), closed.cause());
+        assertEquals(0, count.open());
+    }
+
+    @Test
+    void withoutTheSettingAHeaderIsNotLookedForAndReachesTheConnectionAsItCame() {
+        // The connection's reader then refuses it as a bad first packet: 'P' is no CONNECT.
+        transport.received(V1_HEADER);
+        assertEquals(V1_HEADER, assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes());
+        assertEquals(SOCKET_PEER, transport.remoteAddress());
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.TestConnections;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +52,8 @@ class WebSocketTransportTest {
         stream = new WebSocketStream(in.second(), out.first(), new AtomicBoolean());
         events = testKit.createTestProbe();
         connection = testKit.createTestProbe();
-        transport = new WebSocketTransport(stream, events.getRef(), TestConnections.servedBy(connection.getRef()), Optional.empty());
+        transport = new WebSocketTransport(stream, events.getRef(), TestConnections.servedBy(connection.getRef()),
+                new InetSocketAddress("127.0.0.1", 50_000), Optional.empty());
     }
 
     @AfterAll
