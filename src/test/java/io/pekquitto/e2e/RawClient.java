@@ -89,6 +89,14 @@ public final class RawClient implements AutoCloseable {
         return new RawClient(socket);
     }
 
+    /**
+     * A client over a socket the test made itself: one that sent something first (a PROXY protocol
+     * header) or a TLS socket layered over it.
+     */
+    public static RawClient over(Socket socket) throws IOException {
+        return new RawClient(socket);
+    }
+
     /** Opens a connection, sends the CONNECT and asserts a CONNACK with reason 0 (Success). */
     public static RawClient connected(int port, Connect connect) throws IOException {
         var client = open(port);
