@@ -119,6 +119,8 @@ print()
 if len(rounds) > 1:
     print(f"Each value is the median of {len(rounds)} rounds (min..max in brackets); ratios are of medians.")
 print("Ratios are pekquitto / Mosquitto: above 1 is better for rates, below 1 is better for latency and memory.")
+if (out / "transport").exists():  # written by run-compare.sh: tcp, tls, ws or wss
+    print(f"MQTT over {(out / 'transport').read_text().strip()}.")
 for c in columns[1:]:
     config = out / f"{c}.config" if len(rounds) == 1 else rounds[0] / f"{c}.config"
     if config.exists():

@@ -4,7 +4,7 @@
 # its ratio to Mosquitto's.
 #
 #   bench/run-compare.sh [-d SECONDS] [-c IDLE_CONNECTIONS] [-o OUT_DIR] [-s SCENARIOS] [-l LABELS]
-#                        [-r ROUNDS] [-t] [-p] [--] ["[jar=PATH ]JVM_OPTS" ...]
+#                        [-r ROUNDS] [-t] [-w] [-p] [-m] [--] ["[jar=PATH ]JVM_OPTS" ...]
 #
 # Each trailing argument is one pekquitto configuration, as JVM options (default: one column,
 # "-Dpekquitto.shards=1"); e.g.  bench/run-compare.sh -- "-Dpekquitto.shards=1" "-Dpekquitto.shards=2"
@@ -19,11 +19,20 @@
 #                 the table shows each value's median and its min..max over the rounds [1]
 #   -t            MQTT over TLS: a throwaway CA and server certificate for 127.0.0.1 (openssl, EC P-256),
 #                 a TLS listener on every broker, and the load generator with --tls --cafile
+#   -w            MQTT over WebSockets (with -t: wss): every broker gets a WebSocket listener and the load
+#                 generator --websocket /mqtt (HTTP Upgrade, subprotocol mqtt, masked binary frames, one frame
+#                 per flush). Mosquitto: `listener PORT 127.0.0.1` + `protocol websockets` (plus a TCP
+#                 listener on another port that nothing uses: 2.0.11 refuses to start with WebSocket
+#                 listeners only); pekquitto: `listeners = [ { host = "127.0.0.1", port = PORT,
+#                 protocol = websocket, path = "/mqtt" } ]` (issue 12's listener settings)
+#   -m            Mosquitto only, no pekquitto column (no broker jar needed): Mosquitto's figures alone, or
+#                 a check of the load generator, e.g.  bench/run-compare.sh -m -w -s idle,fanin-qos1
 #   -p            persistence on every broker: Mosquitto `persistence true` (its defaults: the database
 #                 written every autosave_interval 1800 s and at shutdown), pekquitto `store.enabled = true`
 #                 (store.durability from the column's options, default batch), each in a fresh directory,
 #                 and the load generator's subscribers with persistent sessions (--persistent-subscribers)
 # Without -p no broker keeps anything on disk (pekquitto store.enabled = false, Mosquitto's default).
+# churn-qos0's extra client is a plain TCP socket: with -t or -w it is left out of the default scenarios.
 # One load-generator jar (this tree's bench/target/pekquitto-bench.jar) drives every column.
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
@@ -42,11 +51,13 @@ ONLY=""
 LABELS=""
 ROUNDS=1
 TLS=""
+WS=""
 PERSIST=""
+MOSQUITTO_ONLY=""
 SCRIPT=run-compare
 # shellcheck source=bench/common.sh
 . "$ROOT/bench/common.sh"
-while getopts "d:c:o:s:l:r:tph" opt; do
+while getopts "d:c:o:s:l:r:twpmh" opt; do
   case $opt in
     d) DURATION=$OPTARG ;;
     c) IDLE=$OPTARG ;;
@@ -55,13 +66,19 @@ while getopts "d:c:o:s:l:r:tph" opt; do
     l) LABELS=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
     t) TLS=1 ;;
+    w) WS=1 ;;
+    m) MOSQUITTO_ONLY=1 ;;
     p) PERSIST=1 ;;
     *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
 CONFIGS=("$@")
-[ ${#CONFIGS[@]} -eq 0 ] && CONFIGS=("-Dpekquitto.shards=1")
+if [ -n "$MOSQUITTO_ONLY" ]; then
+  [ ${#CONFIGS[@]} -eq 0 ] && [ -z "$LABELS" ] || fail "-m runs Mosquitto only: no configurations or labels"
+else
+  [ ${#CONFIGS[@]} -eq 0 ] && CONFIGS=("-Dpekquitto.shards=1")
+fi
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || fail "-d wants whole seconds > 0: $DURATION"
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 20 ]] || fail "-r wants 1..20 rounds: $ROUNDS"
 
@@ -92,6 +109,12 @@ if [ -n "$ONLY" ]; then
     for w in "${wanted[@]}"; do [ "${entry%%|*}" = "$w" ] && selected+=("$entry"); done
   done
   SCENARIOS=("${selected[@]}")
+fi
+if [ -n "$TLS$WS" ]; then
+  [[ ,$ONLY, == *,churn-qos0,* ]] && fail "churn-qos0's churning client speaks plain TCP only: not with -t or -w"
+  kept=()
+  for entry in "${SCENARIOS[@]}"; do [ "${entry%%|*}" = churn-qos0 ] || kept+=("$entry"); done
+  SCENARIOS=("${kept[@]}")
 fi
 # Broker lifetime bound: warm-up, every scenario (its load, drain, connects) plus slack.
 BROKER_TIMEOUT=$(( (${#SCENARIOS[@]} + 2) * (DURATION + 30) + 120 ))
@@ -129,6 +152,8 @@ if [ -n "$TLS" ]; then
   chmod 755 "$WORK"
   BENCH_CLIENT_OPTS="$BENCH_CLIENT_OPTS --tls --cafile $WORK/ca.crt"
 fi
+if [ -n "$WS" ]; then BENCH_CLIENT_OPTS="$BENCH_CLIENT_OPTS --websocket /mqtt"; fi
+case "${TLS:+t}${WS:+w}" in t) TRANSPORT=tls ;; w) TRANSPORT=ws ;; tw) TRANSPORT=wss ;; *) TRANSPORT=tcp ;; esac
 
 wait_port() { # port: wait until something accepts on 127.0.0.1:port (90 s at most: a loaded JVM starts slowly)
   for _ in $(seq 1 900); do
@@ -142,8 +167,12 @@ wait_port() { # port: wait until something accepts on 127.0.0.1:port (90 s at mo
 
 start_mosquitto() { # port
   local conf="$WORK/mosquitto.conf"
-  cat >"$conf" <<CONF
+  # -w: the idle TCP listener 2.0.11 needs first, then the measured one (options below it apply to it).
+  : >"$conf"
+  if [ -n "$WS" ]; then printf 'listener %s 127.0.0.1\n' "$(free_port)" >>"$conf"; fi
+  cat >>"$conf" <<CONF
 listener $1 127.0.0.1
+${WS:+protocol websockets}
 allow_anonymous true
 max_inflight_messages 20
 max_queued_messages 1000
@@ -159,12 +188,10 @@ CONF
 }
 
 start_pekquitto() { # port, jvm options (one string), broker jar, log name
-  local conf="$WORK/pekquitto-$1.conf"
-  if [ -n "$TLS" ]; then
-    echo "listeners = [ { host = \"127.0.0.1\", port = $1, tls { cert-file = \"$WORK/server.crt\", key-file = \"$WORK/server.key\" } } ]" >"$conf"
-  else
-    echo "listeners = [ { host = \"127.0.0.1\", port = $1 } ]" >"$conf"
-  fi
+  local conf="$WORK/pekquitto-$1.conf" listener="host = \"127.0.0.1\", port = $1"
+  if [ -n "$WS" ]; then listener="$listener, protocol = websocket, path = \"/mqtt\""; fi
+  if [ -n "$TLS" ]; then listener="$listener, tls { cert-file = \"$WORK/server.crt\", key-file = \"$WORK/server.key\" }"; fi
+  echo "listeners = [ { $listener } ]" >"$conf"
   if [ -n "$PERSIST" ]; then
     rm -rf "$WORK/store-$4"
     echo "store { enabled = true, path = \"$WORK/store-$4\" }" >>"$conf"
@@ -235,7 +262,8 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
   sleep 2
 }
 
-echo "run-compare: results in $OUT; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "run-compare: results in $OUT; MQTT over $TRANSPORT; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "$TRANSPORT" >"$OUT/transport"
 COLUMNS_IN_ORDER=(-1 "${!CONFIGS[@]}")  # -1: Mosquitto
 for round in $(seq 1 "$ROUNDS"); do
   # One round: the results straight in OUT; several: OUT/round-N each, read by compare-table.py.

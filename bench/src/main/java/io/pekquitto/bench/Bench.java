@@ -76,8 +76,8 @@ public final class Bench {
 
     /** What every scenario shares: where the broker is, the loops, the client id prefix. */
     /** @param persistentSubscribers fanin/fanout subscribers keep their sessions (a store writes what they get) */
-    record Context(InetSocketAddress address, EventLoop[] loops, boolean v5, int keepAlive, String runId, String label,
-                   boolean persistentSubscribers) {
+    record Context(InetSocketAddress address, Transport transport, EventLoop[] loops, boolean v5, int keepAlive, String runId,
+                   String label, boolean persistentSubscribers) {
 
         static Context of(Options options) {
             var host = options.string("host", "127.0.0.1");
@@ -90,8 +90,19 @@ public final class Bench {
             if (address.isUnresolved()) throw new Options.UsageException("cannot resolve host " + host);
             var caFile = options.string("cafile", "");
             var tls = options.flag("tls") ? TlsContexts.client(caFile.isEmpty() ? null : Path.of(caFile)) : null;
-            return new Context(address, EventLoop.start(threads, tls), v5, keepAlive, runId, options.string("label", ""),
-                    options.flag("persistent-subscribers"));
+            var transport = new Transport(tls, webSocketPath(options));
+            return new Context(address, transport, EventLoop.start(threads, transport), v5, keepAlive, runId,
+                    options.string("label", ""), options.flag("persistent-subscribers"));
+        }
+
+        /** --websocket PATH, or --ws for the usual /mqtt; null for MQTT straight on the socket. */
+        static String webSocketPath(Options options) {
+            var path = options.string("websocket", options.flag("ws") ? "/mqtt" : null);
+            if (path == null) return null;
+            if (!path.startsWith("/") || path.chars().anyMatch(c -> c <= ' ' || c >= 0x7F)) {
+                throw new Options.UsageException("--websocket wants an HTTP path such as /mqtt: " + path);
+            }
+            return path;
         }
 
         EventLoop loop(int index) {

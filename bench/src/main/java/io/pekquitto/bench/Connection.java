@@ -10,8 +10,9 @@ import java.nio.channels.SocketChannel;
 
 /**
  * One non-blocking MQTT client connection on an {@link EventLoop}: connects, sends CONNECT, frames
- * what it reads and batches what it writes into one direct buffer flushed once per wake-up.
- * Subclasses react to packets. Everything runs on the loop thread.
+ * what it reads and batches what it writes into one direct buffer flushed once per wake-up,
+ * through its {@link Link} (the socket, TLS, WebSocket frames). Subclasses react to packets.
+ * Everything runs on the loop thread.
  */
 abstract class Connection implements FrameParser.Handler {
 
@@ -19,10 +20,11 @@ abstract class Connection implements FrameParser.Handler {
     final InetSocketAddress address;
     final boolean v5;
     final FrameParser parser;
+    private final int writeBuffer;
     ByteBuffer out; // write mode
     SocketChannel channel;
-    /** TLS on this socket (--tls), or null. */
-    TlsLink tls;
+    /** What MQTT's bytes go through: the socket, TLS, WebSocket frames (a new one per socket). */
+    Link link;
     SelectionKey key;
     boolean connected; // CONNACK accepted
     boolean closed = true;
@@ -33,6 +35,7 @@ abstract class Connection implements FrameParser.Handler {
         this.address = address;
         this.v5 = v5;
         this.parser = new FrameParser(readBuffer, 16 * 1024 * 1024);
+        this.writeBuffer = writeBuffer;
         this.out = ByteBuffer.allocateDirect(writeBuffer);
     }
 
@@ -48,11 +51,11 @@ abstract class Connection implements FrameParser.Handler {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             // Before connect: the receive window is negotiated in the handshake.
             if (receiveBufferSize() > 0) channel.setOption(StandardSocketOptions.SO_RCVBUF, receiveBufferSize());
-            tls = loop.tls() == null ? null : new TlsLink(loop.tls(), address, channel);
+            link = loop.transport().link(channel, address, parser.buffer().capacity(), writeBuffer);
             boolean done = channel.connect(address);
             key = channel.register(loop.selector(), done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, this);
             interest = key.interestOps();
-            if (done) onTcpConnected();
+            if (done) handshake();
         } catch (IOException e) {
             fail("connect: " + e.getMessage());
         }
@@ -97,10 +100,10 @@ abstract class Connection implements FrameParser.Handler {
             if ((ready & SelectionKey.OP_CONNECT) != 0) {
                 channel.finishConnect();
                 setInterest(SelectionKey.OP_READ);
-                onTcpConnected();
+                handshake();
                 return;
             }
-            if (tls != null && !tls.handshaken()) {
+            if (!link.handshaken()) {
                 handshake();
                 return;
             }
@@ -121,37 +124,28 @@ abstract class Connection implements FrameParser.Handler {
         }
     }
 
-    private void onTcpConnected() throws IOException {
-        if (tls != null) {
-            handshake();
-            return;
-        }
-        send(connectPacket());
-        flush();
-    }
-
-    /** The TLS handshake, as far as the socket allows; CONNECT goes once it is over. */
+    /** The link's handshakes (TLS, WebSocket upgrade), as far as the socket allows; CONNECT goes once they are over. */
     private void handshake() throws IOException {
-        if (tls.handshake()) {
+        if (link.handshake()) {
             send(connectPacket());
             flush();
         } else {
-            setInterest(SelectionKey.OP_READ | (tls.hasPendingOutput() ? SelectionKey.OP_WRITE : 0));
+            setInterest(SelectionKey.OP_READ | (link.hasPendingOutput() ? SelectionKey.OP_WRITE : 0));
         }
     }
 
     /** Reads what the socket has and hands on every complete frame; false once closed. */
     private boolean read() throws IOException {
-        // With TLS, a read may decrypt more than the parser's buffer takes: parse, then take the rest.
+        // A link may hold more than the parser's buffer takes (TLS decrypts, WebSocket unframes): parse, then take the rest.
         for (int round = 0; round < 1_000; round++) {
-            int n = tls == null ? channel.read(parser.buffer()) : tls.read(parser.buffer());
+            int n = link.read(parser.buffer());
             if (n < 0) {
                 fail("connection closed by the broker");
                 return false;
             }
             parser.parse(this);
             if (closed) return false;
-            if (tls == null || !tls.hasBufferedPlaintext()) return true;
+            if (!link.hasBufferedInput()) return true;
         }
         return true;
     }
@@ -191,22 +185,18 @@ abstract class Connection implements FrameParser.Handler {
     final void flush() throws IOException {
         if (closed) return;
         writePending();
-        boolean pending = out.position() > 0 || tls != null && tls.hasPendingOutput();
+        boolean pending = out.position() > 0 || link.hasPendingOutput();
         int wanted = (wantsRead() ? SelectionKey.OP_READ : 0) | (pending || wantsWrite() ? SelectionKey.OP_WRITE : 0);
         setInterest(wanted);
     }
 
     private void writePending() throws IOException {
         if (out.position() == 0) {
-            if (tls != null) tls.flushPending();  // ciphertext the socket did not take last time
+            link.flushPending();  // what the link's layers kept when the socket took less last time
             return;
         }
         out.flip();
-        if (tls == null) {
-            channel.write(out);
-        } else {
-            tls.write(out);
-        }
+        link.write(out);
         out.compact();
     }
 

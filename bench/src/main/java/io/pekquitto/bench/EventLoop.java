@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongConsumer;
-import javax.net.ssl.SSLContext;
 
 /**
  * One selector thread. Connections are created, driven and closed on it only; other threads hand it
@@ -23,11 +22,10 @@ final class EventLoop implements AutoCloseable {
     private final List<LongConsumer> tickers = new ArrayList<>();
     private volatile boolean running = true;
     private volatile Throwable failure;
-    /** The client TLS context of --tls, or null for plain TCP. */
-    private final SSLContext tls;
+    private final Transport transport;
 
-    EventLoop(String name, SSLContext tls) {
-        this.tls = tls;
+    EventLoop(String name, Transport transport) {
+        this.transport = transport;
         try {
             selector = Selector.open();
         } catch (IOException e) {
@@ -37,17 +35,17 @@ final class EventLoop implements AutoCloseable {
         thread.setDaemon(true);
     }
 
-    static EventLoop[] start(int count, SSLContext tls) {
+    static EventLoop[] start(int count, Transport transport) {
         var loops = new EventLoop[count];
         for (int i = 0; i < count; i++) {
-            loops[i] = new EventLoop("bench-loop-" + i, tls);
+            loops[i] = new EventLoop("bench-loop-" + i, transport);
             loops[i].thread.start();
         }
         return loops;
     }
 
-    SSLContext tls() {
-        return tls;
+    Transport transport() {
+        return transport;
     }
 
     Selector selector() {

@@ -8,11 +8,11 @@ import java.util.Set;
 final class Options {
 
     static final Set<String> SCENARIOS = Set.of("fanin", "fanout", "latency", "idle", "connect-rate");
-    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd", "tls", "persistent-subscribers");
+    private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd", "tls", "ws", "persistent-subscribers");
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
             "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag",
-            "slow-subscribers", "subscription-churn", "cafile");
+            "slow-subscribers", "subscription-churn", "cafile", "websocket");
 
     static final String USAGE = """
             Usage: java -jar pekquitto-bench.jar <scenario> [options]
@@ -58,6 +58,9 @@ final class Options {
               --mqtt5             CONNECT as MQTT 5.0 (default 3.1.1)
               --tls               MQTT over TLS 1.3/1.2 (JDK SSLEngine), a full handshake per connection
               --cafile FILE       with --tls: trust the CA certificates in this PEM file [trust any: benchmark only]
+              --websocket PATH    MQTT over WebSockets at this HTTP path (subprotocol mqtt, masked binary
+                                  frames; with --tls, wss); every connection upgrades first
+              --ws                the same as --websocket /mqtt
               --label TEXT        a name echoed in the output (e.g. the broker's)
               --json              also print the result as one JSON line
 

@@ -57,6 +57,10 @@ final class PubSubScenario {
         this.maxLag = options.longValue("max-lag", 0);
         this.progress = new AtomicLongArray(maxLag > 0 ? publisherCount * subscriberCount : 0);
         this.churnRate = options.integer("subscription-churn", 0, 0, 100_000);
+        if (churnRate > 0 && !Transport.TCP.equals(context.transport())) {
+            // Its client is a blocking socket of its own, outside the event loop's links.
+            throw new Options.UsageException("--subscription-churn speaks plain TCP only, not " + context.transport().name());
+        }
     }
 
     /** {@code --slow-subscribers}: 0 (none) by default. */

@@ -14,7 +14,7 @@ import javax.net.ssl.SSLEngineResult;
  * handshake is driven from the event loop's readiness, then reads unwrap and writes wrap. Each link
  * does a full handshake (no session resumption), so the connect-rate scenario measures handshakes.
  */
-final class TlsLink {
+final class TlsLink implements Link {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /** A handshake that has not finished after this many steps in one call is broken, not slow. */
     private static final int MAX_STEPS = 1_000;
@@ -41,12 +41,14 @@ final class TlsLink {
         engine.beginHandshake();
     }
 
-    boolean handshaken() {
+    @Override
+    public boolean handshaken() {
         return handshaken;
     }
 
     /** Moves the handshake on as far as the socket allows; true once it is over and all of it sent. */
-    boolean handshake() throws IOException {
+    @Override
+    public boolean handshake() throws IOException {
         for (int step = 0; step < MAX_STEPS; step++) {
             switch (engine.getHandshakeStatus()) {
                 case NOT_HANDSHAKING, FINISHED -> {
@@ -75,7 +77,8 @@ final class TlsLink {
     }
 
     /** Reads and decrypts into {@code dst} what the socket has; -1 at the end of the stream. */
-    int read(ByteBuffer dst) throws IOException {
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
         boolean ended = channel.read(netIn) < 0;
         while (appIn.hasRemaining()) {
             var result = unwrap();
@@ -93,12 +96,14 @@ final class TlsLink {
     }
 
     /** Whether decrypted bytes wait that did not fit the last read's buffer. */
-    boolean hasBufferedPlaintext() {
+    @Override
+    public boolean hasBufferedInput() {
         return appIn.position() > 0;
     }
 
     /** Encrypts and writes as much of {@code src} (read mode) as the socket takes. */
-    void write(ByteBuffer src) throws IOException {
+    @Override
+    public void write(ByteBuffer src) throws IOException {
         if (!flushPending()) return;
         while (src.hasRemaining()) {
             var result = engine.wrap(src, netOut);
@@ -108,7 +113,8 @@ final class TlsLink {
     }
 
     /** Whether ciphertext waits for the socket to take it. */
-    boolean hasPendingOutput() {
+    @Override
+    public boolean hasPendingOutput() {
         return netOut.position() > 0;
     }
 
@@ -122,7 +128,8 @@ final class TlsLink {
     }
 
     /** Writes pending ciphertext; whether all of it went. */
-    boolean flushPending() throws IOException {
+    @Override
+    public boolean flushPending() throws IOException {
         if (netOut.position() == 0) return true;
         netOut.flip();
         channel.write(netOut);

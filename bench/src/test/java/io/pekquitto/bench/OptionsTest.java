@@ -28,6 +28,15 @@ class OptionsTest {
     }
 
     @Test
+    void webSocketPathFromWsOrWebsocket() {
+        assertEquals(null, Bench.Context.webSocketPath(Options.parse("idle")));
+        assertEquals("/mqtt", Bench.Context.webSocketPath(Options.parse("idle", "--ws")));
+        assertEquals("/ws/mqtt", Bench.Context.webSocketPath(Options.parse("idle", "--websocket", "/ws/mqtt")));
+        assertThrows(Options.UsageException.class, () -> Bench.Context.webSocketPath(Options.parse("idle", "--websocket", "mqtt")));
+        assertThrows(Options.UsageException.class, () -> Bench.Context.webSocketPath(Options.parse("idle", "--websocket", "/a b")));
+    }
+
+    @Test
     void rssLineParses() {
         assertEquals(12_345, IdleScenario.parseKib("VmRSS:\t   12345 kB"));
     }
