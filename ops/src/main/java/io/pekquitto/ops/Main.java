@@ -7,6 +7,7 @@ import io.pekquitto.auth.tls.TlsConfigurationException;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.tcp.TlsFiles;
 import java.io.PrintStream;
@@ -105,6 +106,9 @@ public final class Main {
         return Broker.version();
     }
 
+    /** Live heap per idle WebSocket connection, measured (BENCHMARKS.md, MQTT over WebSockets). */
+    private static final long WEBSOCKET_HEAP_KIB = 140;
+
     private static void serve(CommandLine commandLine, BrokerSettings settings, LogLevel logLevel) {
         // Only now: Logback configures itself at the first logger, and -v must be set before that.
         var log = LoggerFactory.getLogger(Main.class);
@@ -121,6 +125,12 @@ public final class Main {
                     listener.websocket().map(websocket -> " (MQTT over WebSockets: " + (listener.tls().isPresent() ? "wss" : "ws")
                             + "://" + address.getHostString() + ":" + address.getPort() + websocket.path() + ")")
                             .orElse(listener.tls().isPresent() ? " (TLS)" : ""));
+            if (listener.websocket().isPresent() && listener.maxConnections() == ListenerSettings.UNLIMITED) {
+                long heapMiB = Runtime.getRuntime().maxMemory() >> 20;
+                log.warn("Listener {} (WebSocket) has no max-connections: a WebSocket connection holds about {} KiB of "
+                        + "heap (Pekko HTTP's stream; BENCHMARKS.md), so this heap of {} MiB runs out at about {} of them",
+                        i, WEBSOCKET_HEAP_KIB, heapMiB, heapMiB * 1024 / WEBSOCKET_HEAP_KIB);
+            }
         }
         log.info(access(settings.auth()));
         broker.metricsAddress().ifPresent(metrics -> log.info("Prometheus metrics at http://{}:{}/metrics",
