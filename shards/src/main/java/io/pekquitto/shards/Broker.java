@@ -76,6 +76,12 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private enum ShutdownTimedOut implements Command { INSTANCE }
 
+    /** During the shutdown, once every shard is drained: are the WebSocket streams done writing? */
+    private enum WebSocketsCheck implements Command { INSTANCE }
+
+    /** How often the shutdown looks whether the last WebSocket streams have ended. */
+    private static final Duration WEBSOCKETS_CHECK = Duration.ofMillis(10);
+
     /** From a {@link TcpListener}: it is bound, with its TLS files read. */
     record ListenerBound(int index, InetSocketAddress address, Optional<ReloadableTls> tls) implements Command {}
 
@@ -97,6 +103,8 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private final List<Optional<ReloadableTls>> listenerTls = new ArrayList<>();
     private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
     private final List<org.apache.pekko.actor.ActorRef> listeners = new ArrayList<>();
+    /** Each listener's rules and its count of open connections. */
+    private final List<Listener> served = new ArrayList<>();
     private final TimerScheduler<Command> timers;
     /** Who waits for the shutdown to end; empty until it starts. */
     private final List<ActorRef<Done>> waitingForShutdown = new ArrayList<>();
@@ -204,7 +212,6 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         mesh.set(List.copyOf(shards));
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
-        var served = new ArrayList<Listener>();
         for (int i = 0; i < settings.listeners().size(); i++) {
             served.add(Listener.of(i, settings.listeners().get(i)));
             listenerTls.add(Optional.empty());
@@ -249,6 +256,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                 })
                 .onMessage(ShardDrained.class, this::onShardDrained)
                 .onMessageEquals(ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
+                .onMessageEquals(WebSocketsCheck.INSTANCE, this::stopOnceWebSocketsEnded)
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
                 .onMessage(ConnectClient.class, this::onConnectClient)
                 .onMessage(ListenerBound.class, this::onListenerBound)
@@ -278,7 +286,21 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private Behavior<Command> onShardDrained(ShardDrained drained) {
         drainedShards.add(drained.index());
-        return drainedShards.size() < shards.size() ? this : Behaviors.stopped();
+        return drainedShards.size() < shards.size() ? this : stopOnceWebSocketsEnded();
+    }
+
+    /**
+     * Every connection actor has stopped, but a WebSocket's last bytes (its DISCONNECT 0x8B, its close
+     * frame) are still on their way through its stream, which the actor system's end would cut: the broker
+     * stops once every WebSocket listener's streams have ended (each gives its place back then), or at the
+     * drain timeout. A TCP socket's last write is with Pekko IO already.
+     */
+    private Behavior<Command> stopOnceWebSocketsEnded() {
+        boolean ended = served.stream().filter(listener -> listener.settings().websocket().isPresent())
+                .allMatch(listener -> listener.connections().open() == 0);
+        if (ended) return Behaviors.stopped();
+        timers.startSingleTimer(WebSocketsCheck.INSTANCE, WEBSOCKETS_CHECK);
+        return this;
     }
 
     private Behavior<Command> onShutdownTimedOut() {
