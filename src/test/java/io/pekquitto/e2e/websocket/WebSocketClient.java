@@ -7,6 +7,7 @@ import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -55,7 +56,7 @@ final class WebSocketClient implements AutoCloseable {
     /** Opens a WebSocket to {@code uri} asking for {@code subprotocols}. */
     static WebSocketClient open(String uri, String... subprotocols) {
         var builder = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(WAIT);
-        if (subprotocols.length > 0) builder.subprotocols(subprotocols[0], java.util.Arrays.copyOfRange(subprotocols, 1, subprotocols.length));
+        if (subprotocols.length > 0) builder.subprotocols(subprotocols[0], Arrays.copyOfRange(subprotocols, 1, subprotocols.length));
         return new WebSocketClient(builder, URI.create(uri));
     }
 
@@ -90,7 +91,7 @@ final class WebSocketClient implements AutoCloseable {
                 var bytes = received.toByteArray();
                 int length = packetLength(bytes, read);
                 if (length > 0) {
-                    var packet = java.util.Arrays.copyOfRange(bytes, read, read + length);
+                    var packet = Arrays.copyOfRange(bytes, read, read + length);
                     read += length;
                     return packet;
                 }

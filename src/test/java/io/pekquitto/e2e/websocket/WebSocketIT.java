@@ -24,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
@@ -145,9 +146,9 @@ class WebSocketIT {
         try (var client = WebSocketClient.open(ws("/mqtt"), "mqtt")) {
             assertEquals("mqtt", client.subprotocol());
             var connect = RawClient.Connect.of(V5, Names.clientId("frames")).bytes();
-            client.send(java.util.Arrays.copyOfRange(connect, 0, 1));
-            client.send(java.util.Arrays.copyOfRange(connect, 1, 6));
-            client.send(java.util.Arrays.copyOfRange(connect, 6, connect.length));
+            client.send(Arrays.copyOfRange(connect, 0, 1));
+            client.send(Arrays.copyOfRange(connect, 1, 6));
+            client.send(Arrays.copyOfRange(connect, 6, connect.length));
             assertEquals(List.of(CONNACK), client.nextTypes(1));
 
             var subscribe = RawClient.subscribe(V5, 1, new RawClient.Filter(topic, 0));
