@@ -4,6 +4,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.function.Consumer;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
@@ -11,13 +14,13 @@ import org.apache.pekko.http.javadsl.model.ws.BinaryMessage;
 import org.apache.pekko.http.javadsl.model.ws.Message;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Attributes;
-import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.BoundedSourceQueue;
+import org.apache.pekko.stream.QueueOfferResult;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.SinkQueueWithCancel;
 import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 import org.apache.pekko.util.ByteString;
 
 /**
@@ -28,16 +31,44 @@ import org.apache.pekko.util.ByteString;
  * 6.0): a message's bytes are a chunk of the MQTT byte stream, however the client framed them.
  */
 public final class WebSocketStream {
+    /** Writes the stream may hold before the socket takes them: a pipeline, not a buffer for a slow reader. */
+    static final int OUTGOING_WRITES = 16;
+
     private final SinkQueueWithCancel<ByteString> incoming;
-    private final SourceQueueWithComplete<ByteString> outgoing;
+    private final BoundedSourceQueue<ByteString> outgoing;
+    private final CompletionStage<Done> ended;
+    /** Bytes offered and not yet taken from the queue by the stream. */
+    private final AtomicLong queuedBytes;
+    /** Set when an offer found the queue full: the stream calls {@link #onRoom} when it takes the next write. */
+    private final AtomicBoolean wantsRoom;
+    private volatile Runnable onRoom = () -> {};
 
     private final AtomicBoolean textSeen;
 
-    WebSocketStream(SinkQueueWithCancel<ByteString> incoming, SourceQueueWithComplete<ByteString> outgoing,
-                    AtomicBoolean textSeen) {
+    WebSocketStream(SinkQueueWithCancel<ByteString> incoming, BoundedSourceQueue<ByteString> outgoing,
+                    CompletionStage<Done> ended, AtomicLong queuedBytes, AtomicBoolean wantsRoom, AtomicBoolean textSeen) {
         this.incoming = incoming;
         this.outgoing = outgoing;
+        this.ended = ended;
+        this.queuedBytes = queuedBytes;
+        this.wantsRoom = wantsRoom;
         this.textSeen = textSeen;
+    }
+
+    /**
+     * The outgoing side: a bounded queue the transport offers to without waiting, and the bytes it holds
+     * counted, so that the transport knows how much is still to be written; when an offer found it full,
+     * the stream calls back as soon as it takes a write.
+     */
+    static Source<Message, Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>>> outgoing(
+            AtomicLong queuedBytes, AtomicBoolean wantsRoom, Supplier<Runnable> onRoom) {
+        return Source.<ByteString>queue(OUTGOING_WRITES)
+                .map(bytes -> {
+                    queuedBytes.addAndGet(-bytes.size());
+                    if (wantsRoom.get() && wantsRoom.compareAndSet(true, false)) onRoom.get().run();
+                    return (Message) BinaryMessage.create(bytes);
+                })
+                .watchTermination(Keep.both());
     }
 
     /**
@@ -46,6 +77,9 @@ public final class WebSocketStream {
      */
     static Flow<Message, Message, NotUsed> flow(Consumer<WebSocketStream> accepted) {
         var textSeen = new AtomicBoolean();
+        var queuedBytes = new AtomicLong();
+        var wantsRoom = new AtomicBoolean();
+        var stream = new AtomicReference<WebSocketStream>();
         var bytesIn = Flow.<Message>create()
                 // A text message is a protocol error [MQTT-6.0.0-1]: the client's side ends there, which closes
                 // the connection (a failed stream would do it too, but Pekko HTTP logs that at ERROR).
@@ -56,11 +90,12 @@ public final class WebSocketStream {
                 .flatMapConcat(message -> message.asBinaryMessage().getStreamedData())
                 // One chunk waits for the connection's next read: a busy connection stops reading the socket.
                 .toMat(Sink.<ByteString>queue().withAttributes(Attributes.inputBuffer(1, 1)), Keep.right());
-        var bytesOut = Source.<ByteString>queue(1, OverflowStrategy.backpressure(), 1)
-                .map(bytes -> (Message) BinaryMessage.create(bytes));
+        var bytesOut = outgoing(queuedBytes, wantsRoom, () -> stream.get().roomCallback());
         return Flow.fromSinkAndSourceCoupledMat(bytesIn, bytesOut, Keep.both())
-                .mapMaterializedValue((Pair<SinkQueueWithCancel<ByteString>, SourceQueueWithComplete<ByteString>> queues) -> {
-                    accepted.accept(new WebSocketStream(queues.first(), queues.second(), textSeen));
+                .mapMaterializedValue(queues -> {
+                    stream.set(new WebSocketStream(queues.first(), queues.second().first(), queues.second().second(),
+                            queuedBytes, wantsRoom, textSeen));
+                    accepted.accept(stream.get());
                     return NotUsed.getInstance();
                 });
     }
@@ -70,9 +105,34 @@ public final class WebSocketStream {
         return incoming.pull();
     }
 
-    /** Hands bytes to the socket's side; completes when the stream has taken them. At most one offer at a time. */
-    CompletionStage<?> offer(ByteString bytes) {
-        return outgoing.offer(bytes);
+    /** Who to tell when an offer that found the queue full may be tried again (on the stream's thread). */
+    void onRoom(Runnable onRoom) {
+        this.onRoom = onRoom;
+    }
+
+    /**
+     * Hands bytes to the socket's side without waiting: true if the queue took them; false if it is full
+     * (the {@link #onRoom} callback then comes once it has room) or closed (the end comes to {@link #ended}).
+     */
+    boolean offer(ByteString bytes) {
+        queuedBytes.addAndGet(bytes.size());
+        if (outgoing.offer(bytes) == QueueOfferResult.enqueued()) return true;
+        queuedBytes.addAndGet(-bytes.size());
+        wantsRoom.set(true);
+        // The stream may have emptied the queue between the offer and the flag: try once more.
+        if (outgoing.offer(bytes) != QueueOfferResult.enqueued()) return false;
+        queuedBytes.addAndGet(bytes.size());
+        wantsRoom.compareAndSet(true, false);  // if the stream took the flag already, one extra call back: harmless
+        return true;
+    }
+
+    Runnable roomCallback() {
+        return onRoom;
+    }
+
+    /** Bytes offered that the stream has not yet taken. */
+    long queuedBytes() {
+        return queuedBytes.get();
     }
 
     /** Ends the broker's side after what was offered: the client gets a close frame. */
@@ -96,6 +156,6 @@ public final class WebSocketStream {
 
     /** Completes when the connection has ended, whichever side ended it; fails with the reason if it failed. */
     CompletionStage<Done> ended() {
-        return outgoing.watchCompletion();
+        return ended;
     }
 }

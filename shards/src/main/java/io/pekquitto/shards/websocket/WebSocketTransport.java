@@ -9,11 +9,11 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.util.ByteString;
 
 /**
- * One WebSocket connection as its {@link Connection} sees it, over a {@link WebSocketStream}. As
- * {@code tcp.SocketTransport} does for a socket: reads one chunk per {@link #readMore()}, writes one at a
- * time, and what the connection writes meanwhile is concatenated into the next write (one binary
- * message). The stream answers on its own threads; its answers come back through the shard's
- * {@link ShardWebSockets}, so every method here runs on the shard's thread and nothing is synchronized.
+ * One WebSocket connection as its {@link Connection} sees it, over a {@link WebSocketStream}: reads one
+ * chunk per {@link #readMore()}, as {@code tcp.SocketTransport} does; each write goes to the stream's
+ * bounded queue at once (a binary message each), and when the queue is full what the connection writes
+ * is concatenated until the stream has room. The stream answers on its own threads; its answers come
+ * back through the shard's {@link ShardWebSockets}, so every method here runs on the shard's thread.
  */
 final class WebSocketTransport implements Transport {
     private final WebSocketStream stream;
@@ -21,13 +21,13 @@ final class WebSocketTransport implements Transport {
     private final ConnectionRef connection;
     private final InetSocketAddress client;
     private final Optional<String> peerCommonName;
-    /** Bytes from the connection not yet offered to the stream. */
+    /** Bytes from the connection that the stream's queue had no room for yet. */
     private ByteString pending = ByteString.emptyByteString();
-    /** Bytes offered and not yet taken by the stream. */
-    private int writing;
     /** A pull is out: asking again would fail the queue. */
     private boolean reading;
     private boolean closeRequested;
+    /** The broker's side of the stream is completed: after the last write of a close. */
+    private boolean completed;
     private boolean closed;
 
     WebSocketTransport(WebSocketStream stream, ActorRef<ShardWebSockets.Event> events, ConnectionRef connection,
@@ -36,6 +36,7 @@ final class WebSocketTransport implements Transport {
         this.events = events;
         this.connection = connection;
         this.client = client;
+        stream.onRoom(() -> events.tell(new ShardWebSockets.Written(this)));
         this.peerCommonName = peerCommonName;
     }
 
@@ -43,7 +44,7 @@ final class WebSocketTransport implements Transport {
     public void write(ByteString bytes) {
         if (closed || closeRequested) return;
         pending = pending.concat(bytes);
-        if (writing == 0) flush();
+        flush();
     }
 
     @Override
@@ -58,12 +59,12 @@ final class WebSocketTransport implements Transport {
     public void close() {
         if (closed || closeRequested) return;
         closeRequested = true;
-        if (writing == 0) flush();
+        flush();
     }
 
     @Override
     public long bufferedBytes() {
-        return writing + pending.size();
+        return stream.queuedBytes() + pending.size();
     }
 
     /** The socket's peer, or the client a PROXY header named: read before the upgrade, so known from the start. */
@@ -90,9 +91,8 @@ final class WebSocketTransport implements Transport {
         connection.tell(new Connection.BytesReceived(chunk.get()));
     }
 
-    /** The stream has taken the last write. */
+    /** The stream has room again after an offer found its queue full. */
     void written() {
-        writing = 0;
         flush();
     }
 
@@ -107,11 +107,11 @@ final class WebSocketTransport implements Transport {
     private void flush() {
         if (closed) return;
         if (!pending.isEmpty()) {
-            var bytes = pending;
+            if (!stream.offer(pending)) return;  // full: the stream calls back with room
             pending = ByteString.emptyByteString();
-            writing = bytes.size();
-            stream.offer(bytes).whenComplete((result, failure) -> events.tell(new ShardWebSockets.Written(this)));
-        } else if (closeRequested) {
+        }
+        if (closeRequested && !completed) {
+            completed = true;
             stream.complete();  // after the last write: a close frame, then the socket closes
         }
     }
