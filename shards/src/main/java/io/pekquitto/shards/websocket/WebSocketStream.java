@@ -25,7 +25,7 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * One WebSocket connection's two directions as the broker holds them: a queue it pulls the client's
- * bytes from, one chunk at a time, and a queue it offers bytes to, one write at a time. Pekko HTTP runs
+ * bytes from, one chunk at a time, and a bounded queue it offers its writes to without waiting. Pekko HTTP runs
  * the stream between them and the socket; a {@link WebSocketTransport} drives both from the shard's
  * thread. MQTT over WebSockets carries MQTT in binary messages whose boundaries mean nothing (MQTT 5
  * 6.0): a message's bytes are a chunk of the MQTT byte stream, however the client framed them.
@@ -42,7 +42,7 @@ public final class WebSocketStream {
     /** Set when an offer found the queue full: the stream calls {@link #onRoom} when it takes the next write. */
     private final AtomicBoolean wantsRoom;
     private volatile Runnable onRoom = () -> {};
-
+    /** Set by the stream when the client sent a text message, which ended the connection. */
     private final AtomicBoolean textSeen;
 
     WebSocketStream(SinkQueueWithCancel<ByteString> incoming, BoundedSourceQueue<ByteString> outgoing,
@@ -126,6 +126,7 @@ public final class WebSocketStream {
         return true;
     }
 
+    /** The call back {@link #onRoom} registered: the stream runs it when a full queue has room again. */
     Runnable roomCallback() {
         return onRoom;
     }
