@@ -14,6 +14,7 @@ import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.io.TcpSO;
 import org.apache.pekko.stream.Materializer;
@@ -72,6 +73,11 @@ public final class WebSocketServer {
         var server = ServerSettings.create(ConfigFactory.parseString(SERVER_SETTINGS.formatted(timeout.toMillis() / 2))
                 .withFallback(system.settings().config()));
         var requests = new WebSocketRequests(websocket, new StatusPage(websocket.path()), accepted);
+        // The layers every connection has, from HTTP down: made once; each materialization gets its own
+        // stages (and TLS its own engine, of the certificate current then).
+        var layers = Http.get(system).serverLayer(server)
+                .atop(tls.isPresent() ? tls(tls.get()) : placebo())
+                .atop(BidiFlow.<ByteString, ByteString>bidirectionalIdleTimeout(timeout));
         var materializer = Materializer.matFromSystem(system);
         return Tcp.get(system).bind(settings.host(), settings.port(), BACKLOG, List.of(TcpSO.tcpNoDelay(true)), false,
                         Optional.empty())
@@ -80,20 +86,19 @@ public final class WebSocketServer {
                         connection.handleWith(Flow.fromSinkAndSource(Sink.cancelled(), Source.empty()), materializer);
                         return;
                     }
-                    connection.handleWith(serve(system, server, listener, timeout, tls, requests, connection.remoteAddress()),
-                            materializer);
+                    connection.handleWith(serve(layers, listener, tls, requests, connection.remoteAddress()), materializer);
                 }))
                 .run(materializer);
     }
 
-    /** One connection's layers, from the network up: PROXY header, idle timeout, TLS, HTTP, the requests. */
-    private static Flow<ByteString, ByteString, NotUsed> serve(ActorSystem system, ServerSettings server, Listener listener,
-                                                               Duration timeout, Optional<ReloadableTls> tls,
-                                                               WebSocketRequests requests, InetSocketAddress peer) {
+    /**
+     * One connection, from the network up: its PROXY header if the listener reads one, the listener's
+     * {@code layers} (idle timeout, TLS, HTTP), then the requests, which know the client.
+     */
+    private static Flow<ByteString, ByteString, NotUsed> serve(
+            BidiFlow<HttpResponse, ByteString, ByteString, HttpRequest, NotUsed> layers, Listener listener,
+            Optional<ReloadableTls> tls, WebSocketRequests requests, InetSocketAddress peer) {
         var client = new ProxyHeaderStage.Client(peer);
-        var layers = Http.get(system).serverLayer(server, Optional.of(peer))
-                .atop(tls.isPresent() ? tls(tls.get()) : placebo())
-                .atop(BidiFlow.<ByteString, ByteString>bidirectionalIdleTimeout(timeout));
         if (listener.expectsProxyHeader()) layers = layers.atop(ProxyHeaderStage.bidi(client));
         var handler = Flow.<HttpRequest>create().map(request -> requests.handle(request, client.address(),
                 peerCommonName(request, tls)));
