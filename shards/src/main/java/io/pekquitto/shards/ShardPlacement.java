@@ -4,18 +4,19 @@ import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.session.SessionDirectory;
 import io.pekquitto.shards.settings.Placement;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * Picks the shard for each new connection of one listener ({@link Placement}). Called from the
- * listener's stream, one connection at a time; the live counts are kept by the shards themselves.
+ * Picks the shard for each new connection ({@link Placement}). Shared by the listeners, each calling it
+ * from its own thread; the live counts are kept by the shards themselves.
  */
 final class ShardPlacement {
     private final Placement placement;
     private final List<ActorRef<ShardMessage>> shards;
     private final AtomicIntegerArray connectionsPerShard;
-    private int next;
+    private final AtomicInteger next = new AtomicInteger();
 
     ShardPlacement(Placement placement, List<ActorRef<ShardMessage>> shards, AtomicIntegerArray connectionsPerShard) {
         this.placement = placement;
@@ -25,15 +26,27 @@ final class ShardPlacement {
 
     /** The shard for a new connection, counted at once so that a burst of accepts spreads too. */
     ActorRef<ShardMessage> next() {
-        int chosen;
-        if (placement == Placement.LEAST_CONNECTIONS) {
-            chosen = leastLoaded(connectionsPerShard);
-        } else {
-            chosen = next;
-            next = (next + 1) % shards.size();
-        }
-        connectionsPerShard.incrementAndGet(chosen);  // the shard decrements when the connection stops
-        return shards.get(chosen);
+        return shard(nextIndex());
+    }
+
+    /**
+     * The index of the shard for a new connection, counted at once: the shard decrements the count when the
+     * connection it is given stops; a connection never given to it is {@link #released}.
+     */
+    int nextIndex() {
+        int chosen = placement == Placement.LEAST_CONNECTIONS
+                ? leastLoaded(connectionsPerShard) : Math.floorMod(next.getAndIncrement(), shards.size());
+        connectionsPerShard.incrementAndGet(chosen);
+        return chosen;
+    }
+
+    ActorRef<ShardMessage> shard(int index) {
+        return shards.get(index);
+    }
+
+    /** A connection counted on shard {@code index} that ended before it was given to the shard. */
+    void released(int index) {
+        connectionsPerShard.decrementAndGet(index);
     }
 
     /**

@@ -15,14 +15,11 @@ import org.apache.pekko.pattern.Patterns;
 
 /**
  * One MQTT-over-WebSockets listener ({@code protocol = websocket}): Pekko HTTP's server on the listener's
- * address ({@link WebSocketServer}), and each accepted WebSocket handed to a shard ({@link ShardPlacement})
- * as {@link Shard#acceptWebSocket}. Reports to the broker as a {@link TcpListener} does, and closes its
- * server socket on {@link TcpListener.Unbind}.
+ * address ({@link WebSocketServer}). Each accepted connection gets its shard ({@link ShardPlacement}) at
+ * once, runs on its thread, and is handed to it as {@link Shard.AcceptWebSocket} once upgraded. Reports to
+ * the broker as a {@link TcpListener} does, and closes its server socket on {@link TcpListener.Unbind}.
  */
 final class WebSocketListener extends AbstractActor {
-    /** From the server, on its threads: a WebSocket is open and its stream runs. */
-    record Upgraded(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName) {}
-
     private record Bound(Tcp.ServerBinding binding) {}
 
     private record BindFailed(Throwable cause) {}
@@ -62,7 +59,7 @@ final class WebSocketListener extends AbstractActor {
         }
         var self = getSelf();
         var bound = WebSocketServer.bind(getContext().getSystem(), served, connectTimeout, tls,
-                (stream, client, name) -> self.tell(new Upgraded(stream, client, name), self));
+                () -> new ShardPlace(placement, placement.nextIndex(), served));
         Patterns.pipe(bound.handle((binding, failure) -> failure == null ? new Bound(binding) : new BindFailed(failure)),
                 getContext().getDispatcher()).to(self);
     }
@@ -79,8 +76,6 @@ final class WebSocketListener extends AbstractActor {
                             + ": " + failed.cause().getMessage()));
                     getContext().stop(getSelf());
                 })
-                .match(Upgraded.class, upgraded -> placement.next().tell(
-                        new Shard.AcceptWebSocket(upgraded.stream(), upgraded.client(), upgraded.peerCommonName(), served)))
                 .matchEquals(TcpListener.Unbind.INSTANCE, unbind -> {
                     if (binding == null) return;
                     // New requests are refused from now on; open WebSockets stay until the shards close them.
@@ -88,5 +83,23 @@ final class WebSocketListener extends AbstractActor {
                     getContext().stop(getSelf());
                 })
                 .build();
+    }
+
+    /** A connection's shard, counted there from its acceptance: handed the WebSocket, or given back. */
+    private record ShardPlace(ShardPlacement placement, int index, Listener served) implements WebSocketServer.Place {
+        @Override
+        public String dispatcher() {
+            return Broker.dispatcherPath(index);
+        }
+
+        @Override
+        public void upgraded(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName) {
+            placement.shard(index).tell(new Shard.AcceptWebSocket(stream, client, peerCommonName, served));
+        }
+
+        @Override
+        public void unused() {
+            placement.released(index);
+        }
     }
 }

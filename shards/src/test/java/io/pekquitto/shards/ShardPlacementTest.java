@@ -2,11 +2,18 @@ package io.pekquitto.shards;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.session.SessionDirectory;
+import io.pekquitto.shards.settings.Placement;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 class ShardPlacementTest {
+    private static final ActorTestKit testKit = ActorTestKit.create();
 
     @Test
     void anInProcessClientIsServedByItsClientIdsHomeAndCounted() {
@@ -21,5 +28,34 @@ class ShardPlacementTest {
         var connections = new AtomicIntegerArray(new int[] {3, 1, 2});
         assertEquals(1, ShardPlacement.forInProcessClient("", connections));
         assertEquals(2, connections.get(1));
+    }
+
+    @Test
+    void roundRobinTakesTheShardsInTurnAndCountsEach() {
+        var connections = new AtomicIntegerArray(2);
+        var placement = new ShardPlacement(Placement.ROUND_ROBIN, List.of(shard(), shard()), connections);
+        assertEquals(List.of(0, 1, 0), List.of(placement.nextIndex(), placement.nextIndex(), placement.nextIndex()));
+        assertEquals(2, connections.get(0));
+        assertEquals(1, connections.get(1));
+    }
+
+    @Test
+    void aConnectionReleasedBeforeItReachedItsShardLeavesNoCount() {
+        // A WebSocket listener's connection is counted on accept; a status-page request never becomes a connection.
+        var connections = new AtomicIntegerArray(2);
+        var placement = new ShardPlacement(Placement.LEAST_CONNECTIONS, List.of(shard(), shard()), connections);
+        int page = placement.nextIndex();
+        placement.released(page);
+        assertEquals(0, connections.get(page));
+        assertEquals(0, placement.nextIndex(), "the least loaded is the first again");
+    }
+
+    private static ActorRef<ShardMessage> shard() {
+        return testKit.<ShardMessage>createTestProbe().getRef();
+    }
+
+    @AfterAll
+    static void stop() {
+        testKit.shutdownTestKit();
     }
 }

@@ -37,7 +37,7 @@ public final class ShardWebSockets {
                 var self = context.getSelf();  // the stream's threads must not touch the context
                 var transport = new WebSocketTransport(adopt.stream(), self, adopt.connection(), adopt.client(),
                         adopt.peerCommonName());
-                adopt.stream().ended().whenComplete((done, failure) -> self.tell(
+                adopt.stream().whenEnded((done, failure) -> self.tell(
                         new Ended(transport, adopt.stream().endedBecause(failure))));
                 adopt.connection().tell(new Connection.TransportReady(transport));
             } else if (event instanceof Pulled pulled) {

@@ -1,9 +1,9 @@
 package io.pekquitto.shards.websocket;
 
 import io.pekquitto.shards.settings.WebSocketSettings;
-import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.pekko.http.javadsl.model.AttributeKeys;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
@@ -28,21 +28,16 @@ final class WebSocketRequests {
 
     private final WebSocketSettings settings;
     private final StatusPage statusPage;
-    private final WebSocketServer.Accepted accepted;
 
-    WebSocketRequests(WebSocketSettings settings, StatusPage statusPage, WebSocketServer.Accepted accepted) {
+    WebSocketRequests(WebSocketSettings settings, StatusPage statusPage) {
         this.settings = settings;
         this.statusPage = statusPage;
-        this.accepted = accepted;
     }
 
-    /**
-     * @param client         the client's address: the socket's peer, or the one its PROXY header named
-     * @param peerCommonName the verified client certificate's CN, if it stands for the username on this listener
-     */
-    HttpResponse handle(HttpRequest request, InetSocketAddress client, Optional<String> peerCommonName) {
+    /** @param upgraded gets the connection's stream once an upgrade to MQTT over WebSockets runs */
+    HttpResponse handle(HttpRequest request, Consumer<WebSocketStream> upgraded) {
         var path = request.getUri().path();
-        if (path.equals(settings.path())) return upgrade(request, client, peerCommonName);
+        if (path.equals(settings.path())) return upgrade(request, upgraded);
         if (settings.statusPage() && request.method().equals(HttpMethods.GET)) {
             var file = statusPage.file(path.equals("/") ? StatusPage.INDEX : path.substring(1));
             if (file.isPresent()) return file.get();
@@ -50,7 +45,7 @@ final class WebSocketRequests {
         return error(StatusCodes.NOT_FOUND, "nothing at " + path + ": MQTT over WebSockets is at " + settings.path());
     }
 
-    private HttpResponse upgrade(HttpRequest request, InetSocketAddress client, Optional<String> peerCommonName) {
+    private HttpResponse upgrade(HttpRequest request, Consumer<WebSocketStream> upgraded) {
         Optional<WebSocketUpgrade> upgrade = request.getAttribute(AttributeKeys.webSocketUpgrade);
         if (upgrade.isEmpty()) {
             return error(StatusCodes.UPGRADE_REQUIRED, settings.path() + " speaks MQTT over WebSockets only")
@@ -66,8 +61,7 @@ final class WebSocketRequests {
         if (subprotocol == null) {
             return error(StatusCodes.BAD_REQUEST, "MQTT over WebSockets needs the subprotocol mqtt (Sec-WebSocket-Protocol)");
         }
-        return upgrade.get().handleMessagesWith(
-                WebSocketStream.flow(stream -> accepted.accept(stream, client, peerCommonName)), subprotocol);
+        return upgrade.get().handleMessagesWith(WebSocketStream.flow(upgraded), subprotocol);
     }
 
     static HttpResponse error(StatusCode status, String message) {

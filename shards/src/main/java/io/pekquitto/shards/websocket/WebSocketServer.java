@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
@@ -17,6 +18,7 @@ import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.io.TcpSO;
+import org.apache.pekko.stream.ActorAttributes;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.TLSClosing;
 import org.apache.pekko.stream.TLSProtocol;
@@ -58,21 +60,37 @@ public final class WebSocketServer {
 
     private WebSocketServer() {}
 
-    /** Where an accepted WebSocket goes, on the server's threads: its stream, once it runs, and the client. */
+    /** Where a listener's connections are served: a shard chosen for each as it is accepted. */
     @FunctionalInterface
-    public interface Accepted {
-        void accept(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName);
+    public interface Placement {
+        Place next();
+    }
+
+    /**
+     * One connection's shard, chosen before a byte is read so that the connection's stream runs on the
+     * shard's thread (its dispatcher): the bytes of a WebSocket go from the socket to the connection actor
+     * and back without crossing to another thread.
+     */
+    public interface Place {
+        /** The configuration path of the shard's dispatcher. */
+        String dispatcher();
+
+        /** The connection is an upgraded WebSocket, its stream running (called on the stream's thread). */
+        void upgraded(WebSocketStream stream, InetSocketAddress client, Optional<String> peerCommonName);
+
+        /** The connection ended without becoming a WebSocket (a page, an HTTP error, a timeout). */
+        void unused();
     }
 
     /** Binds the listener; the binding's {@code unbind} stops accepting (open connections stay). */
     public static CompletionStage<Tcp.ServerBinding> bind(ActorSystem system, Listener listener, Duration connectTimeout,
-                                                          Optional<ReloadableTls> tls, Accepted accepted) {
+                                                          Optional<ReloadableTls> tls, Placement placement) {
         var settings = listener.settings();
         var websocket = settings.websocket().orElseThrow(() -> new IllegalArgumentException("not a WebSocket listener"));
         var timeout = Duration.ofMillis(Math.max(2, connectTimeout.toMillis()));
         var server = ServerSettings.create(ConfigFactory.parseString(SERVER_SETTINGS.formatted(timeout.toMillis() / 2))
                 .withFallback(system.settings().config()));
-        var requests = new WebSocketRequests(websocket, new StatusPage(websocket.path()), accepted);
+        var requests = new WebSocketRequests(websocket, new StatusPage(websocket.path()));
         // The layers every connection has, from HTTP down: made once; each materialization gets its own
         // stages (and TLS its own engine, of the certificate current then).
         var layers = Http.get(system).serverLayer(server)
@@ -86,7 +104,10 @@ public final class WebSocketServer {
                         connection.handleWith(Flow.fromSinkAndSource(Sink.cancelled(), Source.empty()), materializer);
                         return;
                     }
-                    connection.handleWith(serve(layers, listener, tls, requests, connection.remoteAddress()), materializer);
+                    var place = placement.next();
+                    connection.flow().join(serve(layers, listener, tls, requests, connection.remoteAddress(), place))
+                            .withAttributes(ActorAttributes.dispatcher(place.dispatcher()))
+                            .run(materializer);
                 }))
                 .run(materializer);
     }
@@ -97,14 +118,20 @@ public final class WebSocketServer {
      */
     private static Flow<ByteString, ByteString, NotUsed> serve(
             BidiFlow<HttpResponse, ByteString, ByteString, HttpRequest, NotUsed> layers, Listener listener,
-            Optional<ReloadableTls> tls, WebSocketRequests requests, InetSocketAddress peer) {
+            Optional<ReloadableTls> tls, WebSocketRequests requests, InetSocketAddress peer, Place place) {
         var client = new ProxyHeaderStage.Client(peer);
         if (listener.expectsProxyHeader()) layers = layers.atop(ProxyHeaderStage.bidi(client));
-        var handler = Flow.<HttpRequest>create().map(request -> requests.handle(request, client.address(),
-                peerCommonName(request, tls)));
+        var upgraded = new AtomicBoolean();
+        var handler = Flow.<HttpRequest>create().map(request -> requests.handle(request, stream -> {
+            upgraded.set(true);
+            place.upgraded(stream, client.address(), peerCommonName(request, tls));
+        }));
         return layers.reversed().join(handler)
                 .watchTermination((notUsed, ended) -> {
-                    ended.whenComplete((done, failure) -> listener.connections().closed());
+                    ended.whenCompleteAsync((done, failure) -> {
+                        if (!upgraded.get()) place.unused();
+                        listener.connections().closed();
+                    }, WebSocketStream.ON_THE_STREAMS_THREAD);
                     return notUsed;
                 });
     }

@@ -51,7 +51,7 @@ final class WebSocketTransport implements Transport {
     public void readMore() {
         if (closed || reading) return;
         reading = true;
-        stream.pull().whenComplete((chunk, failure) -> events.tell(new ShardWebSockets.Pulled(this,
+        stream.pull((chunk, failure) -> events.tell(new ShardWebSockets.Pulled(this,
                 failure == null ? chunk : Optional.empty())));
     }
 

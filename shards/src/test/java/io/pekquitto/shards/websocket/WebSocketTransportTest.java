@@ -13,9 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.stream.Attributes;
+import org.apache.pekko.stream.BoundedSourceQueue;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Keep;
@@ -39,6 +41,7 @@ class WebSocketTransportTest {
 
     private SourceQueueWithComplete<ByteString> clientSends;
     private SinkQueueWithCancel<ByteString> clientReceives;
+    private BoundedSourceQueue<ByteString> brokerSends;
     private TestProbe<ShardWebSockets.Event> events;
     private TestProbe<Connection.Command> connection;
     private WebSocketStream stream;
@@ -58,6 +61,7 @@ class WebSocketTransportTest {
                 .run(materializer);
         clientSends = in.first();
         clientReceives = out.second();
+        brokerSends = out.first().first();
         stream = new WebSocketStream(in.second(), out.first().first(), out.first().second(), queuedBytes, wantsRoom,
                 new AtomicBoolean());
         events = testKit.createTestProbe();
@@ -132,7 +136,26 @@ class WebSocketTransportTest {
         assertEquals(Optional.of(ByteString.fromString("disconnect")), clientGets());
         assertEquals(Optional.of(ByteString.fromString("more")), clientGets());
         assertEquals(Optional.empty(), clientGets(), "the broker's side has ended");
-        stream.ended().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        var ended = new java.util.concurrent.CompletableFuture<Done>();
+        stream.whenEnded((done, failure) -> ended.complete(done));
+        ended.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void theStreamsAnswersRunOnItsOwnThread() throws Exception {
+        var thread = new java.util.concurrent.CompletableFuture<String>();
+        stream.pull((chunk, failure) -> thread.complete(Thread.currentThread().getName()));
+        clientSends.offer(ByteString.fromString("x")).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        // Not a thread of the common pool, nor (with one or two cores) a new thread for each answer.
+        assertTrue(thread.get(5, TimeUnit.SECONDS).contains("dispatcher"), thread::join);
+    }
+
+    @Test
+    void aCloseAfterTheClientEndedTheStreamFirstIsQuiet() throws Exception {
+        // The client's close frame ends both sides (they are coupled); the transport hears of it a turn later.
+        brokerSends.complete();
+        transport.close();  // threw IllegalStateException on the shard's thread, failing the connection actor
+        assertEquals(Optional.empty(), clientGets());
     }
 
     @Test
