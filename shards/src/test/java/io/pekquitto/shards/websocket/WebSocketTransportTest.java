@@ -11,13 +11,13 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.http.javadsl.model.ws.BinaryMessage;
+import org.apache.pekko.http.javadsl.model.ws.Message;
+import org.apache.pekko.http.javadsl.model.ws.TextMessage;
 import org.apache.pekko.stream.Attributes;
-import org.apache.pekko.stream.BoundedSourceQueue;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Keep;
@@ -39,9 +39,8 @@ class WebSocketTransportTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
     private static final Duration QUIET = Duration.ofMillis(50);
 
-    private SourceQueueWithComplete<ByteString> clientSends;
+    private SourceQueueWithComplete<Message> clientSends;
     private SinkQueueWithCancel<ByteString> clientReceives;
-    private BoundedSourceQueue<ByteString> brokerSends;
     private TestProbe<ShardWebSockets.Event> events;
     private TestProbe<Connection.Command> connection;
     private WebSocketStream stream;
@@ -50,24 +49,25 @@ class WebSocketTransportTest {
     @BeforeEach
     void create() {
         var materializer = Materializer.matFromSystem(testKit.system());
-        var in = Source.<ByteString>queue(8, OverflowStrategy.backpressure(), 1)
-                .toMat(Sink.queue(), Keep.both()).run(materializer);
-        var queuedBytes = new AtomicLong();
-        var wantsRoom = new AtomicBoolean();
-        var out = WebSocketStream.outgoing(queuedBytes, wantsRoom, () -> stream.roomCallback())
+        var streamAccepted = new java.util.concurrent.CompletableFuture<WebSocketStream>();
+        var client = Source.<Message>queue(8, OverflowStrategy.backpressure(), 1)
+                .via(WebSocketStream.flow(streamAccepted::complete))
                 .map(message -> message.asBinaryMessage().getStrictData())
                 // One message at a time towards the client: the queue fills as a slow socket's would.
                 .toMat(Sink.<ByteString>queue().withAttributes(Attributes.inputBuffer(1, 1)), Keep.both())
                 .run(materializer);
-        clientSends = in.first();
-        clientReceives = out.second();
-        brokerSends = out.first().first();
-        stream = new WebSocketStream(in.second(), out.first().first(), out.first().second(), queuedBytes, wantsRoom,
-                new AtomicBoolean());
+        clientSends = client.first();
+        clientReceives = client.second();
+        stream = streamAccepted.join();
         events = testKit.createTestProbe();
         connection = testKit.createTestProbe();
         transport = new WebSocketTransport(stream, events.getRef(), TestConnections.servedBy(connection.getRef()),
                 new InetSocketAddress("127.0.0.1", 50_000), Optional.empty());
+    }
+
+    /** The client sends a binary message. */
+    private void clientSends(String bytes) throws Exception {
+        clientSends.offer(BinaryMessage.create(ByteString.fromString(bytes))).toCompletableFuture().get(5, TimeUnit.SECONDS);
     }
 
     @AfterAll
@@ -117,8 +117,8 @@ class WebSocketTransportTest {
     void readsArePulledOneChunkAtATimeAndReachTheConnection() throws Exception {
         transport.readMore();
         transport.readMore();  // one pull is out: a second would fail the queue
-        clientSends.offer(ByteString.fromString("x")).toCompletableFuture().get(5, TimeUnit.SECONDS);
-        clientSends.offer(ByteString.fromString("y")).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        clientSends("x");
+        clientSends("y");
         answer();
         assertEquals(ByteString.fromString("x"), assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes());
         events.expectNoMessage(QUIET);  // y waits for the connection's next read
@@ -142,20 +142,44 @@ class WebSocketTransportTest {
     }
 
     @Test
+    void aMessageInPartsIsReadAPartAtATimeThenTheNextMessage() throws Exception {
+        var parts = Source.from(java.util.List.of(ByteString.fromString("a"), ByteString.fromString("b")));
+        clientSends.offer(BinaryMessage.create(parts)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        clientSends("c");
+        for (var expected : java.util.List.of("a", "b", "c")) {
+            transport.readMore();
+            answer();
+            assertEquals(ByteString.fromString(expected),
+                    assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes());
+        }
+    }
+
+    @Test
+    void aTextMessageEndsTheConnectionAndSaysWhy() throws Exception {
+        transport.readMore();
+        clientSends.offer(TextMessage.create("CONNECT")).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        var cause = new java.util.concurrent.CompletableFuture<String>();
+        stream.whenEnded((done, failure) -> cause.complete(stream.endedBecause(failure)));
+        assertTrue(cause.get(5, TimeUnit.SECONDS).startsWith("a text WebSocket message"), cause::join);
+        assertEquals(Optional.empty(), clientGets(), "the broker's side has ended");
+    }
+
+    @Test
     void theStreamsAnswersRunOnItsOwnThread() throws Exception {
         var thread = new java.util.concurrent.CompletableFuture<String>();
         stream.pull((chunk, failure) -> thread.complete(Thread.currentThread().getName()));
-        clientSends.offer(ByteString.fromString("x")).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        clientSends("x");
         // Not a thread of the common pool, nor (with one or two cores) a new thread for each answer.
         assertTrue(thread.get(5, TimeUnit.SECONDS).contains("dispatcher"), thread::join);
     }
 
     @Test
     void aCloseAfterTheClientEndedTheStreamFirstIsQuiet() throws Exception {
-        // The client's close frame ends both sides (they are coupled); the transport hears of it a turn later.
-        brokerSends.complete();
-        transport.close();  // threw IllegalStateException on the shard's thread, failing the connection actor
+        // The client's close frame ends both sides; the transport hears of it a turn later.
+        clientSends.complete();
         assertEquals(Optional.empty(), clientGets());
+        transport.close();  // threw IllegalStateException on the shard's thread once, failing the connection actor
+        transport.write(ByteString.fromString("late"));
     }
 
     @Test
