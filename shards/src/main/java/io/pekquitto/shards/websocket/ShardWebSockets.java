@@ -9,9 +9,10 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.util.ByteString;
 
 /**
- * The WebSocket connections of one shard, on the shard's thread: the streams answer on Pekko HTTP's
- * threads, and this actor hands each answer to its {@link WebSocketTransport} in the shard's turn, where
- * the transport may tell its connection, live or parked, through the shard's {@link ConnectionRef}.
+ * The WebSocket connections of one shard, on the shard's thread: the streams answer in their own actors'
+ * turns (on this thread too: each runs on its shard's dispatcher), and this actor hands each answer to its
+ * {@link WebSocketTransport} in the shard's turn, where the transport may tell its connection, live or
+ * parked, through the shard's {@link ConnectionRef}.
  * Spawned by the shard with its first WebSocket connection.
  */
 public final class ShardWebSockets {

@@ -21,9 +21,9 @@ import org.apache.pekko.util.ByteString;
  * The one stage between Pekko HTTP's WebSocket messages and a connection's {@link WebSocketStream}: it
  * hands the client's bytes to the transport one chunk per read, and the transport's writes to the client,
  * a binary message each. One stage instead of queues and operators, and one instance for every connection:
- * Pekko HTTP keeps the handler it was given for as long as the connection lives, so a handler made per
- * connection kept its whole blueprint per connection (measured: about a third of an idle connection's heap).
- * All its state is the logic's, on the stream's thread.
+ * Pekko HTTP keeps the handler it was given for as long as the connection lives, so a handler made of
+ * operators per connection kept their blueprint per connection (measured: 6 of an idle connection's 51 KiB
+ * of heap, with the operators' own state). All its state is the logic's, on the stream's thread.
  */
 final class WebSocketStage extends AbstractGraphStageWithMaterializedValue<FlowShape<Message, Message>, WebSocketStream> {
     static final WebSocketStage INSTANCE = new WebSocketStage();

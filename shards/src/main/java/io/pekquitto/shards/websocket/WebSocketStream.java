@@ -3,7 +3,6 @@ package io.pekquitto.shards.websocket;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,13 +24,6 @@ import org.apache.pekko.util.ByteString;
 public final class WebSocketStream {
     /** Writes the stream may hold before the socket takes them: a pipeline, not a buffer for a slow reader. */
     static final int OUTGOING_WRITES = 16;
-    /**
-     * Where the stream's answers run: on the thread that completes them, the stream's own. Not through
-     * {@code whenComplete} on Pekko's futures: Scala's {@code CompletionStage} for them makes every callback
-     * async on the common pool, and on a machine of two cores that pool is a new thread per task (measured:
-     * a thread started for every chunk read, and 600 us more per QoS 1 round trip).
-     */
-    static final Executor ON_THE_STREAMS_THREAD = Runnable::run;
 
     private final Consumer<BiConsumer<Optional<ByteString>, Throwable>> reads;
     private final Consumer<ByteString> writes;
