@@ -135,7 +135,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final PublisherThrottle<Transport, ConnectionRef> throttle = new PublisherThrottle<>();
     private final Mesh mesh = new Mesh();
     private final ParkedConnections parked;
-    /** One for all the shard's connections: a lambda each would cost 16 bytes per idle connection. */
     private final Router router;
     private final ShardPersistence persistence;
     /** Performs what the session rules decide, and recovers the sessions at start. */

@@ -4,19 +4,19 @@ import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.session.SessionDirectory;
 import io.pekquitto.shards.settings.Placement;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * Picks the shard for each new connection ({@link Placement}). Shared by the listeners, each calling it
- * from its own thread; the live counts are kept by the shards themselves.
+ * Picks the shard for each new connection of one listener ({@link Placement}). Called by that listener
+ * only, one connection at a time (its actor, or its server's accepting stream); the live counts are
+ * kept by the shards themselves.
  */
 final class ShardPlacement {
     private final Placement placement;
     private final List<ActorRef<ShardMessage>> shards;
     private final AtomicIntegerArray connectionsPerShard;
-    private final AtomicInteger next = new AtomicInteger();
+    private int next;
 
     ShardPlacement(Placement placement, List<ActorRef<ShardMessage>> shards, AtomicIntegerArray connectionsPerShard) {
         this.placement = placement;
@@ -34,8 +34,13 @@ final class ShardPlacement {
      * connection it is given stops; a connection never given to it is {@link #released}.
      */
     int nextIndex() {
-        int chosen = placement == Placement.LEAST_CONNECTIONS
-                ? leastLoaded(connectionsPerShard) : Math.floorMod(next.getAndIncrement(), shards.size());
+        int chosen;
+        if (placement == Placement.LEAST_CONNECTIONS) {
+            chosen = leastLoaded(connectionsPerShard);
+        } else {
+            chosen = next;
+            next = (next + 1) % shards.size();
+        }
         connectionsPerShard.incrementAndGet(chosen);
         return chosen;
     }

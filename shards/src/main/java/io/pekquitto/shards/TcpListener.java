@@ -1,7 +1,6 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.shards.listener.Listener;
-import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -28,10 +27,8 @@ final class TcpListener extends AbstractActor {
     /** From the broker as it shuts down: close the listening socket, accept no more. */
     enum Unbind { INSTANCE }
 
-    private final int index;
     /** What every connection it accepts carries: the listener's rules. */
     private final Listener served;
-    private final ListenerSettings settings;
     private final ShardPlacement placement;
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
     private ActorRef listener;
@@ -43,21 +40,19 @@ final class TcpListener extends AbstractActor {
     }
 
     private TcpListener(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        this.index = listener.index();
         this.served = listener;
-        this.settings = listener.settings();
         this.placement = placement;
         this.broker = broker;
     }
 
     @Override
     public void preStart() {
-        tls = ListenerStart.readTls(index, settings, broker);
+        tls = ListenerStart.readTls(served, broker);
         if (tls == null) {
             getContext().stop(getSelf());
             return;
         }
-        var address = new InetSocketAddress(settings.host(), settings.port());
+        var address = new InetSocketAddress(served.settings().host(), served.settings().port());
         Tcp.get(getContext().getSystem()).manager().tell(
                 TcpMessage.bind(getSelf(), address, 1024, List.of(TcpSO.tcpNoDelay(true)), true), getSelf());
     }
@@ -67,12 +62,11 @@ final class TcpListener extends AbstractActor {
         return receiveBuilder()
                 .match(Tcp.Bound.class, bound -> {
                     listener = getSender();
-                    broker.tell(new Broker.ListenerBound(index, bound.localAddress(), tls));
+                    broker.tell(new Broker.ListenerBound(served.index(), bound.localAddress(), tls));
                     resumeAccepting();
                 })
                 .match(Tcp.CommandFailed.class, failed -> {
-                    broker.tell(new Broker.ListenerFailed(index, "cannot bind " + settings.host() + ":" + settings.port()
-                            + ": " + failed.causedByString()));
+                    broker.tell(ListenerStart.cannotBind(served, failed.causedByString()));
                     getContext().stop(getSelf());
                 })
                 .matchEquals(Unbind.INSTANCE, unbind -> {
@@ -99,7 +93,7 @@ final class TcpListener extends AbstractActor {
      */
     private void refuse(ActorRef socket, InetSocketAddress remote) {
         socket.tell(TcpMessage.close(), getSelf());
-        LOG.debug("[{}] refused on {}: max-connections [{}] reached", remote, served, settings.maxConnections());
+        LOG.debug("[{}] refused on {}: max-connections [{}] reached", remote, served, served.settings().maxConnections());
     }
 
     private void resumeAccepting() {

@@ -1,7 +1,6 @@
 package io.pekquitto.shards;
 
 import io.pekquitto.shards.listener.Listener;
-import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.websocket.WebSocketServer;
 import io.pekquitto.shards.websocket.WebSocketStream;
@@ -24,10 +23,8 @@ final class WebSocketListener extends AbstractActor {
 
     private record BindFailed(Throwable cause) {}
 
-    private final int index;
     /** What every connection it accepts carries: the listener's rules. */
     private final Listener served;
-    private final ListenerSettings settings;
     private final Duration connectTimeout;
     private final ShardPlacement placement;
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
@@ -42,9 +39,7 @@ final class WebSocketListener extends AbstractActor {
 
     private WebSocketListener(Listener listener, Duration connectTimeout, ShardPlacement placement,
                               org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
-        this.index = listener.index();
         this.served = listener;
-        this.settings = listener.settings();
         this.connectTimeout = connectTimeout;
         this.placement = placement;
         this.broker = broker;
@@ -52,7 +47,7 @@ final class WebSocketListener extends AbstractActor {
 
     @Override
     public void preStart() {
-        tls = ListenerStart.readTls(index, settings, broker);
+        tls = ListenerStart.readTls(served, broker);
         if (tls == null) {
             getContext().stop(getSelf());
             return;
@@ -69,11 +64,10 @@ final class WebSocketListener extends AbstractActor {
         return receiveBuilder()
                 .match(Bound.class, bound -> {
                     binding = bound.binding();
-                    broker.tell(new Broker.ListenerBound(index, binding.localAddress(), tls));
+                    broker.tell(new Broker.ListenerBound(served.index(), binding.localAddress(), tls));
                 })
                 .match(BindFailed.class, failed -> {
-                    broker.tell(new Broker.ListenerFailed(index, "cannot bind " + settings.host() + ":" + settings.port()
-                            + ": " + failed.cause().getMessage()));
+                    broker.tell(ListenerStart.cannotBind(served, failed.cause().getMessage()));
                     getContext().stop(getSelf());
                 })
                 .matchEquals(TcpListener.Unbind.INSTANCE, unbind -> {

@@ -92,11 +92,6 @@ public final class WebSocketStream {
         return true;
     }
 
-    /** The call back {@link #onRoom} registered: the stream runs it when a full queue has room again. */
-    Runnable roomCallback() {
-        return onRoom;
-    }
-
     /** Bytes offered that the stream has not yet taken. */
     long queuedBytes() {
         return queuedBytes.get();
