@@ -1,13 +1,13 @@
 package io.pekquitto.e2e.websocket;
 
+import static io.pekquitto.e2e.websocket.TcpWsWss.TCP;
+import static io.pekquitto.e2e.websocket.TcpWsWss.WS;
+import static io.pekquitto.e2e.websocket.TcpWsWss.WSS;
+
 import io.pekquitto.auth.tls.TestCertificates;
 import io.pekquitto.e2e.BrokerExtension;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.pekquitto.e2e.security.SecurityFiles;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -21,34 +21,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * in a page, exchanging QoS 0/1/2 both ways with MQTT.js over TCP).
  */
 class MqttJsIT {
-    private static final Path FILES = temporaryDirectory();
-    private static final TestCertificates certificates = TestCertificates.create(FILES);
-    private static final int TCP = 0;
-    private static final int WS = 1;
-    private static final int WSS = 2;
+    private static final SecurityFiles files = SecurityFiles.create("mqttjs");
+    private static final TestCertificates certificates = TestCertificates.create(files.directory());
 
     @RegisterExtension
-    static final BrokerExtension broker = BrokerExtension.inProcess("""
-            listeners = [
-              { host = "127.0.0.1", port = 0 }
-              { host = "127.0.0.1", port = 0, protocol = websocket }
-              { host = "127.0.0.1", port = 0, protocol = websocket, tls { cert-file = "%s", key-file = "%s" } }
-            ]
-            """.formatted(certificates.server().certificateFile(), certificates.server().keyFile()));
-
-    private static Path temporaryDirectory() {
-        try {
-            return Files.createTempDirectory("pekquitto-websocket");
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    static final BrokerExtension broker = BrokerExtension.inProcess(TcpWsWss.listeners(certificates));
 
     @AfterAll
-    static void deleteFiles() throws IOException {
-        try (Stream<Path> paths = Files.walk(FILES)) {
-            for (var path : paths.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(path);
-        }
+    static void deleteFiles() {
+        files.close();
     }
 
     private static int port(int listener) {

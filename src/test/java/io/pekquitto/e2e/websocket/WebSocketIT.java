@@ -6,6 +6,9 @@ import static io.pekquitto.e2e.RawClient.PUBLISH;
 import static io.pekquitto.e2e.RawClient.SUBACK;
 import static io.pekquitto.e2e.RawClient.V311;
 import static io.pekquitto.e2e.RawClient.V5;
+import static io.pekquitto.e2e.websocket.TcpWsWss.TCP;
+import static io.pekquitto.e2e.websocket.TcpWsWss.WS;
+import static io.pekquitto.e2e.websocket.TcpWsWss.WSS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,19 +45,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class WebSocketIT {
     private static final SecurityFiles files = SecurityFiles.create("websocket");
     private static final TestCertificates certificates = TestCertificates.create(files.directory());
-    private static final int TCP = 0;
-    private static final int WS = 1;
-    private static final int WSS = 2;
 
     @RegisterExtension
-    static final BrokerExtension broker = BrokerExtension.inProcess("""
-            listeners = [
-              { host = "127.0.0.1", port = 0 }
-              { host = "127.0.0.1", port = 0, protocol = websocket }
-              { host = "127.0.0.1", port = 0, protocol = websocket, tls { cert-file = %1$s, key-file = %2$s } }
-            ]
-            """.formatted(SecurityFiles.quoted(certificates.server().certificateFile()),
-                    SecurityFiles.quoted(certificates.server().keyFile())));
+    static final BrokerExtension broker = BrokerExtension.inProcess(TcpWsWss.listeners(certificates));
 
     @AfterAll
     static void deleteFiles() {
