@@ -12,6 +12,8 @@ import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.store.Store;
+import io.pekquitto.shards.store.StoreHealth;
+import io.pekquitto.shards.store.StoreRecovery;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -97,6 +99,10 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private final BrokerSettings settings;
     private final Optional<Store> store;
+    /** Whether the store writes now; it tells the shards when it writes again after a failure. */
+    private final StoreHealth storeHealth;
+    /** Tries to make a failing store write again; empty without a store. */
+    private final Optional<StoreRecovery> storeRecovery;
     private final List<ActorRef<ShardMessage>> shards = new ArrayList<>();
     private final ShardCounts counts;
     private final InetSocketAddress[] boundAddresses;
@@ -186,7 +192,17 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     /** The broker, with its publish-to-delivery and connect-to-CONNACK times told to {@code latency} (metrics). */
     public static Behavior<Command> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency) {
-        var store = settings.store().open();
+        return create(settings, security, aroundShard, latency, UnaryOperator.identity());
+    }
+
+    /**
+     * The broker, with its store (if {@code settings} ask for one) wrapped by {@code aroundStore}: an
+     * embedder's own instrumentation, or a test's injected failure.
+     */
+    public static Behavior<Command> create(BrokerSettings settings, Security security,
+                                           UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
+                                           UnaryOperator<Store> aroundStore) {
+        var store = settings.store().open().map(aroundStore);
         return Behaviors.setup(context -> Behaviors.withTimers(
                 timers -> new Broker(context, timers, settings, security, store, aroundShard, latency)));
     }
@@ -198,16 +214,21 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         ShardDispatchers.registerMissing(context.getSystem(), settings.shards());  // an embedder need not configure them
         this.timers = timers;
         this.store = store;
+        this.storeHealth = new StoreHealth("store " + settings.store().path().toAbsolutePath(), System::nanoTime);
+        this.storeRecovery = store.map(kept -> new StoreRecovery(kept, storeHealth));
         this.settings = settings;
         this.counts = new ShardCounts(settings.shards());
         var mesh = new AtomicReference<List<ActorRef<ShardMessage>>>();
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
-            var shard = Behaviors.supervise(aroundShard.apply(
-                            Shard.create(settings, security, store, dispatcher, mesh, counts, System::nanoTime, latency)))
+            var shard = Behaviors.supervise(aroundShard.apply(Shard.create(settings, security, store, storeHealth,
+                            dispatcher, mesh, counts, System::nanoTime, latency)))
                     .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }
+        // Each shard writes what it kept while the store failed (told on the recovery's thread).
+        var all = List.copyOf(shards);
+        storeHealth.onRecovered(() -> all.forEach(shard -> shard.tell(Shard.StoreRecovered.INSTANCE)));
         // Published before any shard can fail, so a restarted shard finds its peers; sent for the first start.
         mesh.set(List.copyOf(shards));
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
@@ -265,6 +286,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     }
 
     private Behavior<Command> onPostStop() {
+        storeRecovery.ifPresent(StoreRecovery::close);
         store.ifPresent(Store::close);
         shutdownTask.cancel();
         if (!waitingForShutdown.isEmpty()) getContext().getLog().info("pekquitto stopped");

@@ -50,7 +50,7 @@ final class ControlPlane {
     private void onHello(int from) {
         routes.forgetPeer(from);
         mesh.peerRestarted(from);
-        turns.peersAcknowledged();
+        turns.peersAcknowledged(from, true);
         mesh.control(from, new ControlMessage.Resync(routes.announcements(), sessions.heldWithHome(from)));
         shardSessions.perform(sessions.peerRestarted(from));
     }

@@ -79,9 +79,9 @@ final class Mesh {
         flush();
     }
 
-    /** We processed a peer's batch: its credit back. */
-    void acknowledgeBatch(int peer) {
-        peers.get(peer).tell(new Shard.ForwardAck(index));
+    /** We processed a peer's batch: its credit back, and whether we wrote it (with a store; else true). */
+    void acknowledgeBatch(int peer, boolean written) {
+        peers.get(peer).tell(new Shard.ForwardAck(index, written));
     }
 
     /** Batches of forwards sent to the peers so far. */

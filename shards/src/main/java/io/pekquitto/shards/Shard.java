@@ -24,7 +24,7 @@ import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.store.Durability;
 import io.pekquitto.shards.store.ShardPersistence;
 import io.pekquitto.shards.store.Store;
-import io.pekquitto.shards.store.StoreException;
+import io.pekquitto.shards.store.StoreHealth;
 import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.stats.ShardFigures;
 import io.pekquitto.shards.stats.ShardStats;
@@ -85,8 +85,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
     public record Forward(int from, List<Forwarded> items) implements Command {}
 
-    /** Data plane: shard {@code from} has processed one of our batches (a credit back). */
-    public record ForwardAck(int from) implements Command {}
+    /** Data plane: shard {@code from} has processed one of our batches (a credit back), and written it or failed to. */
+    public record ForwardAck(int from, boolean written) implements Command {}
 
     /** Control plane: a message from shard {@code from}, in send order per pair. */
     public record Control(int from, ControlMessage message) implements Command {}
@@ -114,8 +114,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** From the store's writer thread: this shard's batches up to {@code batch} are written. */
     private record BatchWritten(long batch) implements Command {}
 
-    /** From the store's writer thread: a write failed (the supervisor restarts the shard). */
-    private record WriteFailed(StoreException cause) implements Command {}
+    /** From the store's writer thread: a write failed; the writer keeps it, and what follows, until the store recovers. */
+    private enum WriteFailed implements Command { INSTANCE }
+
+    /** From the store's recovery: the store writes again, so what this shard kept is written now. */
+    public enum StoreRecovered implements Command { INSTANCE }
 
     /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
     private enum Flush implements Command { INSTANCE }
@@ -153,17 +156,19 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
      * @param counts              connections and parked connections per shard
      * @param clock               the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
      * @param store               the broker's store, or empty when nothing is kept on disk
+     * @param storeHealth         whether it writes now, shared by the shards
      * @param latency             where delivery and CONNACK times go (the metrics' histograms)
      */
     public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, Optional<Store> store,
-                                                String dispatcher, AtomicReference<List<ActorRef<ShardMessage>>> shards,
+                                                StoreHealth storeHealth, String dispatcher,
+                                                AtomicReference<List<ActorRef<ShardMessage>>> shards,
                                                 ShardCounts counts, LongSupplier clock, LatencyObserver latency) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Shard(context, timers, settings, security,
-                store, dispatcher, shards, counts, clock, new ShardStats(latency))));
+                store, storeHealth, dispatcher, shards, counts, clock, new ShardStats(latency))));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
-                  Security security, Optional<Store> store, String dispatcher,
+                  Security security, Optional<Store> store, StoreHealth storeHealth, String dispatcher,
                   AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock,
                   ShardStats stats) {
         super(context);
@@ -171,10 +176,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.settings = settings;
         var self = context.getSelf();  // told from the writer's thread
         boolean writeBehind = settings.store().durability() == Durability.FSYNC;
-        this.persistence = new ShardPersistence(store, clock, System::currentTimeMillis, this::scheduleFlush,
+        this.persistence = new ShardPersistence(store, storeHealth, clock, System::currentTimeMillis, this::scheduleFlush,
                 settings.store().queuedInMemory(), writeBehind, "pekquitto-store-" + self.path().name(),
-                batch -> self.tell(new BatchWritten(batch)), failure -> self.tell(new WriteFailed(failure)));
-        this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable(), stats);
+                batch -> self.tell(new BatchWritten(batch)), failure -> self.tell(WriteFailed.INSTANCE));
+        this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable(), storeHealth, stats);
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
@@ -201,22 +206,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return newReceiveBuilder()
                 .onMessage(Accept.class, this::onAccept)
                 .onMessage(AcceptWebSocket.class, this::onAcceptWebSocket)
-                .onMessage(InProcessClient.Start.class, start -> {
-                    connections.startClient(start);
-                    return this;
-                })
+                .onMessage(InProcessClient.Start.class, start -> same(() -> connections.startClient(start)))
                 .onMessage(Peers.class, this::onPeers)
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
                 .onMessage(ShardRequest.AwaitWrite.class, await -> awaitWrite(await.connection()))
-                .onMessage(ShardRequest.Subscribe.class, subscribe -> {
-                    subscriptions.subscribe(subscribe, now());
-                    return this;
-                })
-                .onMessage(ShardRequest.Unsubscribe.class, unsubscribe -> {
-                    subscriptions.unsubscribe(unsubscribe);
-                    return this;
-                })
+                .onMessage(ShardRequest.Subscribe.class, subscribe -> same(() -> subscriptions.subscribe(subscribe, now())))
+                .onMessage(ShardRequest.Unsubscribe.class, unsubscribe -> same(() -> subscriptions.unsubscribe(unsubscribe)))
                 .onMessage(ShardRequest.ResumeReading.class, this::onResumeReading)
                 .onMessage(ShardRequest.Congested.class, congested -> onCongested(congested.connection()))
                 .onMessage(ShardRequest.Relieved.class, relieved -> relieve(relieved.connection()))
@@ -230,30 +226,29 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(ShutDown.class, this::onShutDown)
                 .onMessage(GetFigures.class, this::onGetFigures)
-                .onMessage(ShardRequest.Parked.class, parked -> {
-                    this.parked.parked(mesh.index(), parked.connection());
-                    return this;
-                })
+                .onMessage(ShardRequest.Parked.class, parked -> same(() -> this.parked.parked(mesh.index(), parked.connection())))
                 .onMessage(ResumeParked.class, this::onResumeParked)
-                .onMessageEquals(ParkedKeepAliveCheck.INSTANCE, () -> {
-                    parked.checkKeepAlives();
-                    return this;
-                })
+                .onMessageEquals(ParkedKeepAliveCheck.INSTANCE, () -> same(parked::checkKeepAlives))
                 .onMessage(SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
                 .onMessage(WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
-                .onMessage(BatchWritten.class, written -> {
-                    turns.written(written.batch());
-                    return this;
-                })
-                .onMessage(WriteFailed.class, failed -> {
-                    throw failed.cause();
-                })
+                .onMessage(BatchWritten.class, written -> same(() -> turns.written(written.batch())))
+                .onMessageEquals(WriteFailed.INSTANCE, () -> same(turns::writeFailed))
+                .onMessageEquals(StoreRecovered.INSTANCE, () -> same(() -> {
+                    turns.storeRecovered();
+                    shardSessions.storeRecovered();
+                }))
                 .onSignal(PostStop.class, stopped -> closeStore())
                 .onSignal(PreRestart.class, restarting -> closeStore())
                 .build();
     }
 
     private long now() { return clock.getAsLong(); }
+
+    /** Does {@code work}, and the shard stays as it is. */
+    private Behavior<ShardMessage> same(Runnable work) {
+        work.run();
+        return this;
+    }
 
     private Behavior<ShardMessage> closeStore() {
         turns.close();
@@ -386,7 +381,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onForwardAck(ForwardAck ack) {
         mesh.batchAcknowledged(ack.from());
-        turns.peersAcknowledged();
+        turns.peersAcknowledged(ack.from(), ack.written());
         throttle.meshRelieved(mesh.isBelowLowWater()).forEach(Transport::readMore);
         return this;
     }

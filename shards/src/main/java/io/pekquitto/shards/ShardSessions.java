@@ -85,6 +85,13 @@ final class ShardSessions {
         }
     }
 
+    /** The store writes again: live connections read back what their queues kept in it meanwhile (a parked one queues nothing). */
+    void storeRecovered() {
+        for (var connection : sessions.connections()) {
+            if (connection.parked() == null) connection.tell(new Connection.Deliver(List.of()));
+        }
+    }
+
     /** A session transfer step: handled at once when it is for this shard, so a local takeover is one turn. */
     private void transfer(int shard, SessionTransfer message) {
         if (shard == mesh.index()) {

@@ -3,8 +3,6 @@ package io.pekquitto.shards;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.BiConsumer;
-import java.util.function.IntConsumer;
 
 /**
  * What waits for the store's writes. A PUBLISH routed in a turn is written by this shard's batch of
@@ -14,22 +12,52 @@ import java.util.function.IntConsumer;
  * acknowledged the forwarded batches that hold the turn's messages: per peer, a count of batches (a
  * watermark). Turns are confirmed in order. This shard's own acknowledgements of peers' batches wait
  * for its writes the same way. Without a store every batch counts as written at once (number 0).
+ *
+ * <p>A write that fails fails the turns that wait for it: this shard's (every turn not yet written, and
+ * every turn that ends while the store fails), and a peer's that it forwarded to a shard whose write of
+ * them failed, which says so when it acknowledges them ({@code written} false). A failed turn is
+ * settled at once, in order, as refused; its writes stay with the shard, written once the store writes
+ * again, but what they acknowledge is never confirmed: nothing is acknowledged unwritten.
  * Plain rules; the shard counts the batches, tells the connections and acknowledges the peers.
  *
  * @param <C> how the shard names a connection
  */
 final class WriteConfirmations<C> {
+    /** The connections told the outcome of their acknowledgements: how many, and whether they were written. */
+    interface Outcome<C> {
+        void settled(C connection, int count, boolean written);
+    }
+
+    /** An acknowledgement of a peer's forwarded batch, written or not. */
+    interface PeerAck {
+        void acknowledge(int peer, boolean written);
+    }
+
     /** The confirmations of one turn: per connection how many, the batch that holds it, and the forwarded batches. */
-    private record Turn<C>(Map<C, Integer> confirmations, long batch, long[] forwardedUpTo) {}
+    private static final class Turn<C> {
+        final Map<C, Integer> confirmations;
+        final long batch;
+        final long[] forwardedUpTo;
+        boolean failed;
+
+        Turn(Map<C, Integer> confirmations, long batch, long[] forwardedUpTo, boolean failed) {
+            this.confirmations = confirmations;
+            this.batch = batch;
+            this.forwardedUpTo = forwardedUpTo;
+            this.failed = failed;
+        }
+    }
 
     /** An acknowledgement of a peer's forwarded batch, once our batch {@code batch} is written. */
-    private record PeerAck(long batch, int peer) {}
+    private record WaitingPeerAck(long batch, int peer) {}
 
     private Map<C, Integer> current = new LinkedHashMap<>();
     private final ArrayDeque<Turn<C>> waiting = new ArrayDeque<>();
-    private final ArrayDeque<PeerAck> peerAcks = new ArrayDeque<>();
+    private final ArrayDeque<WaitingPeerAck> peerAcks = new ArrayDeque<>();
     /** The last of this shard's batches written. */
     private long written;
+    /** A write failed and what followed it is not written yet: turns that end now fail. */
+    private boolean failing;
 
     /** One more acknowledgement of {@code connection} waits for this turn's writes. */
     void await(C connection) {
@@ -43,39 +71,71 @@ final class WriteConfirmations<C> {
 
     /**
      * The turn ended: its writes are in batch {@code batch}, and its forwards queued, the batches to
-     * each peer that will hold them counted in {@code forwardedUpTo}. Confirms what nothing holds back.
+     * each peer that will hold them counted in {@code forwardedUpTo}. Settles what nothing holds back.
      */
-    void turnEnded(long batch, long[] forwardedUpTo, long[] acknowledged, BiConsumer<C, Integer> confirm) {
+    void turnEnded(long batch, long[] forwardedUpTo, long[] acknowledged, Outcome<C> outcome) {
         if (current.isEmpty()) return;
-        waiting.add(new Turn<>(current, batch, forwardedUpTo));
+        waiting.add(new Turn<>(current, batch, forwardedUpTo, failing && batch > written));
         current = new LinkedHashMap<>();
-        release(acknowledged, confirm);
+        release(acknowledged, outcome);
     }
 
     /** This shard's batches up to {@code batch} are written. */
-    void written(long batch, long[] acknowledged, BiConsumer<C, Integer> confirm, IntConsumer ackPeer) {
+    void written(long batch, long[] acknowledged, Outcome<C> outcome, PeerAck ackPeer) {
         written = Math.max(written, batch);
-        while (!peerAcks.isEmpty() && peerAcks.peek().batch() <= written) ackPeer.accept(peerAcks.poll().peer());
-        release(acknowledged, confirm);
+        while (!peerAcks.isEmpty() && peerAcks.peek().batch() <= written) ackPeer.acknowledge(peerAcks.poll().peer(), true);
+        release(acknowledged, outcome);
+    }
+
+    /**
+     * A write of this shard failed: every turn not written yet fails, and so does every turn that ends
+     * until {@link #recovered()}; the peers' batches that wait for our writes are acknowledged as not written.
+     */
+    void writeFailed(long[] acknowledged, Outcome<C> outcome, PeerAck ackPeer) {
+        failing = true;
+        for (var turn : waiting) if (turn.batch > written) turn.failed = true;
+        while (!peerAcks.isEmpty()) ackPeer.acknowledge(peerAcks.poll().peer(), false);
+        release(acknowledged, outcome);
+    }
+
+    /** Everything this shard kept since a write failed is written: turns that end from now on wait as usual. */
+    void recovered() {
+        failing = false;
     }
 
     /** Peers acknowledged forwarded batches up to {@code acknowledged[peer]}. */
-    void peersAcknowledged(long[] acknowledged, BiConsumer<C, Integer> confirm) {
-        release(acknowledged, confirm);
+    void peersAcknowledged(long[] acknowledged, Outcome<C> outcome) {
+        release(acknowledged, outcome);
+    }
+
+    /**
+     * Peer {@code peer} could not write our forwarded batch number {@code batch} (counted from 1): the
+     * turns whose messages it holds fail. A turn that forwarded nothing to it waits on no batch of it
+     * after those it needed before, so only turns whose watermark reaches this batch are hit.
+     */
+    void peerFailed(int peer, long batch, long[] acknowledged, Outcome<C> outcome) {
+        for (var turn : waiting) if (turn.forwardedUpTo[peer] >= batch) turn.failed = true;
+        release(acknowledged, outcome);
     }
 
     /** A peer's forwarded batch, processed here with its writes in batch {@code batch}: acknowledged once that is written. */
-    void acknowledgePeerAfter(long batch, int peer, IntConsumer ackPeer) {
-        if (batch <= written && peerAcks.isEmpty()) {
-            ackPeer.accept(peer);
+    void acknowledgePeerAfter(long batch, int peer, PeerAck ackPeer) {
+        if (failing) {
+            ackPeer.acknowledge(peer, false);  // in order: none waits behind a failure (writeFailed let them go)
+        } else if (batch <= written && peerAcks.isEmpty()) {
+            ackPeer.acknowledge(peer, true);
         } else {
-            peerAcks.add(new PeerAck(batch, peer));
+            peerAcks.add(new WaitingPeerAck(batch, peer));
         }
     }
 
-    private void release(long[] acknowledged, BiConsumer<C, Integer> confirm) {
-        while (!waiting.isEmpty() && waiting.peek().batch() <= written && covers(acknowledged, waiting.peek().forwardedUpTo())) {
-            waiting.poll().confirmations().forEach(confirm);
+    private void release(long[] acknowledged, Outcome<C> outcome) {
+        while (!waiting.isEmpty()) {
+            var turn = waiting.peek();
+            if (!turn.failed && (turn.batch > written || !covers(acknowledged, turn.forwardedUpTo))) return;
+            waiting.poll();
+            boolean wasWritten = !turn.failed;
+            turn.confirmations.forEach((connection, count) -> outcome.settled(connection, count, wasWritten));
         }
     }
 

@@ -15,9 +15,18 @@ class WriteConfirmationsTest {
     private final WriteConfirmations<String> confirmations = new WriteConfirmations<>();
     private final List<String> confirmed = new ArrayList<>();
     private final List<Integer> peersAcknowledged = new ArrayList<>();
+    private final List<String> peerAcksNotWritten = new ArrayList<>();
 
-    private void record(String connection, int count) {
-        confirmed.add(connection + "=" + count);
+    private void record(String connection, int count, boolean written) {
+        confirmed.add(connection + (written ? "=" : " refused ") + count);
+    }
+
+    private void ackPeer(int peer, boolean written) {
+        if (written) {
+            peersAcknowledged.add(peer);
+        } else {
+            peerAcksNotWritten.add("peer " + peer);
+        }
     }
 
     @Test
@@ -36,9 +45,9 @@ class WriteConfirmationsTest {
         confirmations.await("b");
         confirmations.turnEnded(2, NO_PEER, NO_PEER, this::record);
         assertEquals(List.of(), confirmed, "the writer has written nothing yet");
-        confirmations.written(1, NO_PEER, this::record, peersAcknowledged::add);
+        confirmations.written(1, NO_PEER, this::record, this::ackPeer);
         assertEquals(List.of("a=1"), confirmed);
-        confirmations.written(2, NO_PEER, this::record, peersAcknowledged::add);
+        confirmations.written(2, NO_PEER, this::record, this::ackPeer);
         assertEquals(List.of("a=1", "b=1"), confirmed);
     }
 
@@ -66,13 +75,13 @@ class WriteConfirmationsTest {
 
     @Test
     void aPeersBatchIsAcknowledgedOnceOurWritesForItAreDone() {
-        confirmations.acknowledgePeerAfter(0, 1, peersAcknowledged::add);
+        confirmations.acknowledgePeerAfter(0, 1, this::ackPeer);
         assertEquals(List.of(1), peersAcknowledged, "nothing to write: at once");
-        confirmations.acknowledgePeerAfter(3, 1, peersAcknowledged::add);
-        confirmations.acknowledgePeerAfter(3, 0, peersAcknowledged::add);
-        confirmations.written(2, NO_PEER, this::record, peersAcknowledged::add);
+        confirmations.acknowledgePeerAfter(3, 1, this::ackPeer);
+        confirmations.acknowledgePeerAfter(3, 0, this::ackPeer);
+        confirmations.written(2, NO_PEER, this::record, this::ackPeer);
         assertEquals(List.of(1), peersAcknowledged);
-        confirmations.written(3, NO_PEER, this::record, peersAcknowledged::add);
+        confirmations.written(3, NO_PEER, this::record, this::ackPeer);
         assertEquals(List.of(1, 1, 0), peersAcknowledged);
     }
 
@@ -80,5 +89,76 @@ class WriteConfirmationsTest {
     void aTurnWithoutAcknowledgementsConfirmsNothing() {
         confirmations.turnEnded(0, NO_PEER, NO_PEER, this::record);
         assertEquals(List.of(), confirmed);
+    }
+
+    // ---- a store that fails
+
+    @Test
+    void aFailedWriteRefusesTheTurnsWaitingForItAndLaterOnesUntilEverythingIsWritten() {
+        confirmations.await("a");
+        confirmations.turnEnded(1, NO_PEER, NO_PEER, this::record);
+        confirmations.written(1, NO_PEER, this::record, this::ackPeer);
+        confirmations.await("b");
+        confirmations.turnEnded(2, NO_PEER, NO_PEER, this::record);
+        assertEquals(List.of("a=1"), confirmed);
+        confirmations.writeFailed(NO_PEER, this::record, this::ackPeer);
+        assertEquals(List.of("a=1", "b refused 1"), confirmed, "batch 2 failed: b's write is not done");
+        confirmations.await("c");
+        confirmations.turnEnded(3, NO_PEER, NO_PEER, this::record);
+        assertEquals(List.of("a=1", "b refused 1", "c refused 1"), confirmed, "ended while failing: refused at once");
+        confirmations.written(3, NO_PEER, this::record, this::ackPeer);  // the store writes again, all of it
+        confirmations.recovered();
+        confirmations.await("d");
+        confirmations.turnEnded(4, NO_PEER, NO_PEER, this::record);
+        assertEquals(3, confirmed.size(), "waits for its write again");
+        confirmations.written(4, NO_PEER, this::record, this::ackPeer);
+        assertEquals("d=1", confirmed.get(3));
+    }
+
+    @Test
+    void aTurnAlreadyWrittenButWaitingForAPeerIsNotRefusedByOurFailure() {
+        confirmations.await("a");
+        confirmations.turnEnded(1, new long[] {0, 2}, new long[] {0, 1}, this::record);
+        confirmations.written(1, NO_PEER, this::record, this::ackPeer);
+        confirmations.writeFailed(new long[] {0, 1}, this::record, this::ackPeer);
+        assertEquals(List.of(), confirmed, "its own batch is written; the peer's answer decides");
+        confirmations.peersAcknowledged(new long[] {0, 2}, this::record);
+        assertEquals(List.of("a=1"), confirmed);
+    }
+
+    @Test
+    void aPeerThatCouldNotWriteOurBatchRefusesTheTurnsWhoseMessagesItHolds() {
+        confirmations.await("a");
+        confirmations.turnEnded(0, new long[] {0, 3}, new long[] {0, 2}, this::record);
+        confirmations.await("b");
+        confirmations.turnEnded(0, new long[] {0, 4}, new long[] {0, 2}, this::record);
+        confirmations.peersAcknowledged(new long[] {0, 3}, this::record);
+        assertEquals(List.of("a=1"), confirmed, "batch 3 was written there");
+        confirmations.peerFailed(1, 4, new long[] {0, 4}, this::record);
+        assertEquals(List.of("a=1", "b refused 1"), confirmed, "batch 4 was not");
+    }
+
+    @Test
+    void aPeerFailedBatchBeforeATurnsOwnDoesNotRefuseIt() {
+        confirmations.await("a");
+        confirmations.turnEnded(0, new long[] {0, 2}, new long[] {0, 0}, this::record);
+        confirmations.peerFailed(1, 3, new long[] {0, 1}, this::record);
+        assertEquals(List.of(), confirmed, "batch 3 holds none of a's messages; it still waits for batch 2");
+        confirmations.peersAcknowledged(new long[] {0, 2}, this::record);
+        assertEquals(List.of("a=1"), confirmed);
+    }
+
+    @Test
+    void whileFailingPeersBatchesAreAcknowledgedAsNotWrittenInOrder() {
+        confirmations.acknowledgePeerAfter(2, 1, this::ackPeer);  // waits for our batch 2
+        confirmations.writeFailed(NO_PEER, this::record, this::ackPeer);
+        assertEquals(List.of("peer 1"), peerAcksNotWritten, "the one that waited, at once");
+        confirmations.acknowledgePeerAfter(3, 0, this::ackPeer);
+        assertEquals(List.of("peer 1", "peer 0"), peerAcksNotWritten, "and the next, without waiting");
+        assertEquals(List.of(), peersAcknowledged);
+        confirmations.written(3, NO_PEER, this::record, this::ackPeer);
+        confirmations.recovered();
+        confirmations.acknowledgePeerAfter(3, 0, this::ackPeer);
+        assertEquals(List.of(0), peersAcknowledged, "written again: acknowledged as written");
     }
 }

@@ -15,6 +15,7 @@ import java.util.UUID;
  * Interval capped by {@code max-session-expiry}, and a will judged like a publish ({@link PublishChecks}),
  * ACLs included, when the client can still be told. No authentication: an in-process client is code the
  * embedder runs; with a username, the ACLs judge it as that user, else it is trusted and none apply.
+ * While the store fails, a persistent session, which needs a write, is refused (0x97 Quota exceeded).
  */
 final class ConnectChecks {
     /** Where the ACLs see an in-process client connect from: no network address. */
@@ -31,7 +32,8 @@ final class ConnectChecks {
 
     private ConnectChecks() {}
 
-    static Outcome check(ConnectOptions options, Authorizer authorizer, BrokerSettings settings, long now) {
+    /** @param storeFailing a store is in use, and cannot write now */
+    static Outcome check(ConnectOptions options, Authorizer authorizer, BrokerSettings settings, long now, boolean storeFailing) {
         var clientId = options.clientId().isEmpty() ? "pekquitto-" + UUID.randomUUID() : options.clientId();
         if (!PublishChecks.isMqttString(clientId) || clientId.getBytes(StandardCharsets.UTF_8).length > 65_535) {
             return new Refused(ReasonCode.CLIENT_IDENTIFIER_NOT_VALID, "the client identifier is not a well-formed UTF-8 string");
@@ -45,6 +47,7 @@ final class ConnectChecks {
             if (outcome instanceof PublishChecks.Refused refused) return new Refused(refused.reason(), "will: " + refused.why());
         }
         long sessionExpiry = Math.min(options.sessionExpiryInterval(), settings.maxSessionExpiry().getSeconds());
+        if (storeFailing && sessionExpiry > 0) return new Refused(ReasonCode.QUOTA_EXCEEDED, "the store cannot write the persistent session");
         return new Accepted(clientId, sessionExpiry, acl);
     }
 }

@@ -184,6 +184,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
     /** A persistent session kept in a durable store: it is there again after a restart (no will at shutdown). */
     private final boolean sessionOutlivesBroker;
     private final ShardStats stats;
+    private final ShardEnvironment environment;
 
     /**
      * The client the shard spawns for {@code start}, served by {@code self}, as a connection: the shard
@@ -194,7 +195,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         Behavior<Object> client = Behaviors.setup(context -> {
             var settings = environment.settings();
             var outcome = ConnectChecks.check(start.options(), environment.security().authorizer(), settings,
-                    environment.clock().getAsLong());
+                    environment.clock().getAsLong(), environment.storeFailing());
             if (outcome instanceof ConnectChecks.Refused refused) {
                 context.getLog().debug("[{}] in-process connect refused: [{}] {}", start.options().clientId(), refused.reason(), refused.why());
                 start.replyTo().tell(new Refused(refused.reason(), refused.why()));
@@ -219,6 +220,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         this.sessionExpiryInterval = terms.sessionExpiryInterval();
         this.sessionOutlivesBroker = environment.outlivesBroker(sessionExpiryInterval);
         this.stats = environment.stats();
+        this.environment = environment;
         this.acl = terms.acl();
         this.subscriptions = new ClientSubscriptions(context, shard, self, clientId, settings.maxQos(), acl);
         shard.tell(new ShardRequest.Attach(clientId, options.cleanStart(), sessionExpiryInterval, self));
@@ -235,6 +237,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
                 .onMessage(SubscriberStopped.class, this::onSubscriberStopped)
                 .onMessage(Connection.Deliver.class, this::onDeliver)
                 .onMessage(Connection.AcknowledgementsWritten.class, this::onAcknowledgementsWritten)
+                .onMessage(Connection.WritesFailed.class, this::onWritesFailed)
                 .onMessage(Connection.Attached.class, this::onAttached)
                 .onMessage(Connection.Subscribed.class, this::onSubscribed)
                 .onMessage(Connection.Unsubscribed.class, this::onUnsubscribed)
@@ -340,6 +343,10 @@ public final class InProcessClient extends AbstractBehavior<Object> {
             return answer(publish.replyTo(), refused.reason(), refused.why());
         }
         var message = ((PublishChecks.Accepted) outcome).message();
+        if (publish.qos() != QoS.AT_MOST_ONCE && environment.storeFailing()) {
+            environment.storeHealth().refused();
+            return answer(publish.replyTo(), ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING);
+        }
         if (awaitsRoute) {
             // Confirmed once routed here and by every peer it went to, and with a store once written.
             awaitingRoute.add(publish.replyTo());
@@ -351,9 +358,16 @@ public final class InProcessClient extends AbstractBehavior<Object> {
     }
 
     private Behavior<Object> onAcknowledgementsWritten(Connection.AcknowledgementsWritten written) {
-        for (int i = 0; i < written.count() && !awaitingRoute.isEmpty(); i++) {
-            awaitingRoute.poll().ifPresent(answer -> answer.tell(new Published(ReasonCode.SUCCESS, "")));
-        }
+        return settle(written.count(), new Published(ReasonCode.SUCCESS, ""));
+    }
+
+    /** The writes of the next publishes failed (the store fails): refused, though subscribers may have had them. */
+    private Behavior<Object> onWritesFailed(Connection.WritesFailed failed) {
+        return settle(failed.count(), new Published(ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING));
+    }
+
+    private Behavior<Object> settle(int count, Published answer) {
+        for (int i = 0; i < count && !awaitingRoute.isEmpty(); i++) awaitingRoute.poll().ifPresent(to -> to.tell(answer));
         if (disconnecting != null && phase == Phase.CONNECTED && awaitingRoute.isEmpty()) {
             return release(disconnecting == Disconnect.WITH_WILL);
         }

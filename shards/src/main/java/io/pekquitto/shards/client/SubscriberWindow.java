@@ -141,7 +141,7 @@ final class SubscriberWindow<S> {
 
     // ---- messages
 
-    /** Messages from the shard, QoS and retain decided by the subscriptions. */
+    /** Messages from the shard, QoS and retain decided by the subscriptions; then what the queue holds and the window has room for. */
     List<Delivery<S>> deliver(List<Message> messages, long now) {
         var out = new ArrayList<Delivery<S>>();
         for (var message : messages) {
@@ -155,6 +155,7 @@ final class SubscriberWindow<S> {
                 if (!session.enqueue(message, false)) stats.publishDropped();  // past the queue's limits
             }
         }
+        session.drain(receiveMaximum, now, publish -> dispatch(publish, out));
         return out;
     }
 

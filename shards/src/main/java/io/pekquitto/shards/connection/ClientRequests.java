@@ -1,9 +1,12 @@
 package io.pekquitto.shards.connection;
 
 import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.PubAck;
 import io.pekquitto.protocol.PubRec;
 import io.pekquitto.protocol.PubRel;
+import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Publish;
+import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.Subscribe;
 import io.pekquitto.protocol.Unsubscribe;
 import io.pekquitto.shards.session.Session;
@@ -17,6 +20,12 @@ import org.apache.pekko.actor.typed.ActorRef;
  * message's packet identifier is journaled as awaiting PUBREL by the shard, in the same batch as the
  * message it routes. A SUBSCRIBE, once {@link SubscribeChecks} has judged it, and an UNSUBSCRIBE: the
  * shard applies and answers them. One per live connection actor: its state is the connection's.
+ *
+ * <p>What the shard's writes mean for the packets held: written, they go out; failed (the store fails),
+ * an MQTT 5 PUBACK or PUBREC goes out refused, with 0x97 Quota exceeded, and anything else ends the
+ * connection, so that the client sends it again on a later one. While the store fails, a QoS 1/2 PUBLISH
+ * is refused so at once; a 3.1.1 client, which has no refusal codes, is read no more, and its connection
+ * ends once what it sent before is acknowledged (README, "When the disk fills").
  */
 final class ClientRequests {
     private final Established state;
@@ -24,13 +33,15 @@ final class ClientRequests {
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     private final PacketSource packets;
-    private final boolean durableAcks;
+    private final ShardEnvironment environment;
+    /** A 3.1.1 client's QoS 1/2 PUBLISH came while the store fails: the connection ends once acknowledged. */
+    private boolean ending;
 
     ClientRequests(ShardEnvironment environment, Established state, ActorRef<ShardRequest> shard, ConnectionRef self,
                   PacketSource packets) {
         this.state = state;
         this.maxQos = environment.settings().maxQos();
-        this.durableAcks = environment.durableAcks();
+        this.environment = environment;
         this.shard = shard;
         this.self = self;
         this.packets = packets;
@@ -39,12 +50,14 @@ final class ClientRequests {
     /** A PUBLISH: routed and acknowledged, or refused; returns the violation that ends the connection, or null. */
     InboundPublish.Violation publish(Publish publish, Session session, long now) {
         var outcome = state.inbound.receive(publish, session, now);
-        if (outcome instanceof InboundPublish.Accepted accepted) {
+        if (outcome instanceof InboundPublish.Accepted accepted && accepted.ack() != null && environment.storeFailing()) {
+            refuseWhileStoreFails(accepted.ack());
+        } else if (outcome instanceof InboundPublish.Accepted accepted) {
             packets.routed();
             var ack = accepted.ack();
             // With a store every acknowledgement waits for the write; without one, a retained message's waits
             // until every shard holds its copy, so that a subscriber anywhere after the PUBACK gets it as retained.
-            if (ack != null && state.gate != null && (durableAcks || accepted.message().retain())) {
+            if (ack != null && state.gate != null && (environment.durableAcks() || accepted.message().retain())) {
                 state.gate.hold(ack);  // PUBACK / PUBREC once the message is written, and a QoS 2 one's identifier
                 int awaitingPubRel = ack instanceof PubRec && session.journal().isKept() ? publish.packetId() : 0;
                 shard.tell(new ShardRequest.Route(state.clientId(), accepted.message(), self, awaitingPubRel));
@@ -58,6 +71,55 @@ final class ClientRequests {
             return violation;
         }
         return null;
+    }
+
+    /** A QoS 1/2 PUBLISH from an MQTT 5 client while the store fails: not routed, and refused behind what is held. */
+    private void refuseWhileStoreFails(Packet ack) {
+        environment.storeHealth().refused();
+        acknowledge(refusal(ack));
+    }
+
+    /** Whether this PUBLISH ends the connection once what came before is acknowledged; nothing more is read. */
+    boolean endsConnection(Publish publish) {
+        if (state.version.hasProperties() || publish.qos() == QoS.AT_MOST_ONCE || !environment.storeFailing()) return false;
+        environment.storeHealth().refused();
+        ending = true;
+        return true;
+    }
+
+    /** The connection reads no more: it ends once acknowledged. */
+    boolean isEnding() {
+        return ending;
+    }
+
+    /** The writes of the next {@code count} held packets are done; true if the connection must end now. */
+    boolean written(int count) {
+        if (state.gate != null) state.gate.written(count);
+        return isAcknowledged();
+    }
+
+    /** The writes of the next {@code count} held packets failed; true if the connection must end now. */
+    boolean writesFailed(int count) {
+        boolean refused = state.gate == null || state.gate.failed(count, this::refusal);
+        return !refused || isAcknowledged();
+    }
+
+    /** Ending, and nothing held any more. */
+    private boolean isAcknowledged() {
+        return ending && (state.gate == null || state.gate.isEmpty());
+    }
+
+    /**
+     * An acknowledgement that the store could not write, as a refusal: a PUBACK or PUBREC to an MQTT 5
+     * client (a refused QoS 2 message is not awaiting PUBREL); null for any other ({@link OutboundGate#failed}).
+     */
+    private Packet refusal(Packet ack) {
+        if (!state.version.hasProperties() || ack instanceof PubAck refused && refused.reason().isError()) return null;
+        var problem = state.inbound.problem(ShardEnvironment.STORE_FAILING);
+        if (ack instanceof PubAck pubAck) return new PubAck(pubAck.packetId(), ReasonCode.QUOTA_EXCEEDED, problem);
+        if (!(ack instanceof PubRec pubRec) || pubRec.reason().isError()) return null;
+        state.window.session().release(pubRec.packetId());
+        return new PubRec(pubRec.packetId(), ReasonCode.QUOTA_EXCEEDED, problem);
     }
 
     /** PUBCOMP; with a store, once the end of the QoS 2 exchange is written, if the session is kept. */

@@ -66,7 +66,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: the session this connection now serves. */
     public record Attached(boolean sessionPresent, Session session) implements Command {}
 
-    /** From the shard: messages for this client, in order, QoS and retain decided; one socket write. */
+    /** From the shard: messages for this client, in order, QoS and retain decided, then what the queue may send; one socket write. */
     public record Deliver(List<Message> messages) implements Command {}
 
     /** From the shard: SUBSCRIBE applied; retained messages to send after the SUBACK. */
@@ -77,6 +77,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     /** From the shard: the writes of our next {@code count} acknowledgements are done (with a store). */
     public record AcknowledgementsWritten(int count) implements Command {}
+
+    /** From the shard: the writes our next {@code count} acknowledgements wait for failed: the store fails. */
+    public record WritesFailed(int count) implements Command {}
 
     /** From the shard: our Release is applied; deliveries sent before it have reached us. */
     public enum ReleaseConfirmed implements Command { INSTANCE }
@@ -174,7 +177,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onCommand(Command command) {
         if (command instanceof BytesReceived received) return onBytesReceived(received);
         if (command instanceof Deliver deliver) return onDeliver(deliver);
-        if (command instanceof AcknowledgementsWritten written) return onAcknowledgementsWritten(written);
+        if (command instanceof AcknowledgementsWritten written) return onWrites(true, written.count());
+        if (command instanceof WritesFailed failed) return onWrites(false, failed.count());
         if (command instanceof TransportClosed closedBy) return onTransportClosed(closedBy);
         if (command instanceof Subscribed subscribed) return onSubscribed(subscribed);
         if (command instanceof Unsubscribed unsubscribed) return onUnsubscribed(unsubscribed);
@@ -212,7 +216,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     // ---- transport
 
     private Behavior<Command> onBytesReceived(BytesReceived received) {
-        if (closed) return this;
+        if (closed || requests.isEnding()) return this;
         stats.bytesReceived(received.bytes().size());
         packets.feed(received.bytes());
         state.keepAlive.packetReceived(parking.activity());
@@ -224,7 +228,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     /** Handles buffered packets until more bytes are needed or the connection closes. */
     private Behavior<Command> readPackets() {
-        while (!closed) {
+        while (!closed && !requests.isEnding()) {
             Packet packet;
             try {
                 packet = packets.poll();
@@ -282,16 +286,18 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onPublish(Publish publish) {
         stats.publishReceived(publish.payload().length());
+        if (requests.endsConnection(publish)) return onWrites(true, 0);  // it ends now if nothing is held
         var violation = requests.publish(publish, window.session(), clock.getAsLong());
         return violation == null ? this : disconnect(violation.reason(), violation.why());
     }
 
-    private Behavior<Command> onAcknowledgementsWritten(AcknowledgementsWritten written) {
+    /** The shard wrote what held packets wait for, or failed to (then they are refused, or the connection ends). */
+    private Behavior<Command> onWrites(boolean written, int count) {
         if (closed) return this;
         writer.cork();
-        if (state.gate != null) state.gate.written(written.count());
+        boolean end = written ? requests.written(count) : requests.writesFailed(count);
         writer.uncork();
-        return this;
+        return end ? disconnect(ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING) : this;
     }
 
     private Behavior<Command> onSubscribed(Subscribed subscribed) {
@@ -332,10 +338,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return this;
     }
 
-    /** Delivers the messages through the window, in one socket write (the writer is corked). */
+    /** Delivers the messages through the window, then what it has room for of the queue, in one socket write (corked). */
     private Behavior<Command> deliverAll(List<Message> messages) {
         long now = clock.getAsLong();
         for (var message : messages) congestion(window.deliver(message, now, writer.backlog()));
+        congestion(window.drain(now));
         writer.uncork();
         return this;
     }
@@ -394,17 +401,12 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onIdleCheck() {
-        if (!closed) parking.idleCheck(isQuiet());
+        if (!closed) parking.idleCheck(state.isQuiet(packets));
         return this;
     }
 
     private Behavior<Command> onParkNow() {
-        return parking.parkNow(state, closed, isQuiet()) ? Behaviors.stopped() : this;
-    }
-
-    private boolean isQuiet() {
-        return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket()
-                && (state.gate == null || state.gate.isEmpty());
+        return parking.parkNow(state, closed, state.isQuiet(packets)) ? Behaviors.stopped() : this;
     }
 
     // ---- ending

@@ -147,6 +147,10 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         if (will.isPresent() && !acl.canPublish(will.get().topic())) {
             return refuse(terms.clientId(), ReasonCode.NOT_AUTHORIZED, "the ACLs do not allow the will's topic");
         }
+        if (environment.storeFailing() && environment.outlivesBroker(terms.sessionExpiryInterval())) {
+            environment.storeHealth().refused();
+            return refuse(terms.clientId(), ReasonCode.QUOTA_EXCEEDED, "the store cannot write the persistent session");
+        }
         timers.cancel(Connection.ConnectTimeout.INSTANCE);
         phase = Phase.ATTACHING;
         cleanStart = connect.cleanStart();

@@ -44,6 +44,11 @@ public final class Established {
         this.window = window;
     }
 
+    /** Nothing in flight either way, nothing queued, held, half read or unwritten: the connection may park. */
+    boolean isQuiet(PacketSource packets) {
+        return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket() && (gate == null || gate.isEmpty());
+    }
+
     public String clientId() {
         return identity.clientId();
     }

@@ -3,6 +3,7 @@ package io.pekquitto.shards.connection;
 import io.pekquitto.protocol.Packet;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -79,6 +80,30 @@ final class OutboundGate implements Consumer<Packet> {
             if (next.awaitsWrite()) confirmed--;
             out.accept(next.packet());
         }
+    }
+
+    /**
+     * The writes that the next {@code count} held packets wait for failed (the store fails): each goes out
+     * as {@code refusal} answers it instead (a PUBACK or PUBREC refused with a reason code), and what
+     * waited behind it as before. Returns false at the first that has no refusal (null: a PUBCOMP, a
+     * PUBREL, a QoS 2 PUBLISH, any packet to a 3.1.1 client), which stays held with what follows: the
+     * connection must end, for the client to send its packets again.
+     */
+    boolean failed(int count, UnaryOperator<Packet> refusal) {
+        if (held == null) return true;
+        int left = count;
+        while (!held.isEmpty() && (!held.peek().awaitsWrite() || left > 0)) {
+            var next = held.peek();
+            var packet = next.packet();
+            if (next.awaitsWrite()) {
+                packet = refusal.apply(packet);
+                if (packet == null) return false;
+                left--;
+            }
+            held.poll();
+            out.accept(packet);
+        }
+        return true;
     }
 
     /** Nothing is held: the connection may park. */

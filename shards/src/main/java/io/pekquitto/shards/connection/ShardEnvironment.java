@@ -3,6 +3,7 @@ package io.pekquitto.shards.connection;
 import io.pekquitto.auth.Security;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
+import io.pekquitto.shards.store.StoreHealth;
 import java.util.function.LongSupplier;
 
 /**
@@ -12,14 +13,24 @@ import java.util.function.LongSupplier;
  * @param clock        the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
  * @param durableAcks  a store is in use: PUBACK, PUBREC and PUBCOMP wait until the shard has written
  *                     what they acknowledge ({@link HeldAcknowledgements})
+ * @param storeHealth  whether the store writes now: while it fails, QoS 1/2 PUBLISHes and persistent
+ *                     sessions are refused
  * @param stats        what the shard counts, for $SYS and the metrics (the connections count into it)
  */
 public record ShardEnvironment(BrokerSettings settings, Security security, PartialPacketBudget partialPackets,
-                               LongSupplier clock, boolean durableAcks, ShardStats stats) {
+                               LongSupplier clock, boolean durableAcks, StoreHealth storeHealth, ShardStats stats) {
 
     /** Whether a session with this expiry interval is there again after a restart: kept in a durable store. */
     public boolean outlivesBroker(long sessionExpiryInterval) {
         return durableAcks && sessionExpiryInterval > 0;
+    }
+
+    /** Why a QoS 1/2 PUBLISH is refused while the store fails (a Reason String: no path, no cause). */
+    public static final String STORE_FAILING = "the broker cannot store messages now";
+
+    /** Whether what needs a write is refused now: a store that fails. */
+    public boolean storeFailing() {
+        return durableAcks && storeHealth.isFailing();
     }
 
     /** A shard's environment without a store. */
@@ -29,13 +40,13 @@ public record ShardEnvironment(BrokerSettings settings, Security security, Parti
 
     /** A shard's environment, with its share of the broker's {@code partial-packet-budget}. */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock, boolean durableAcks) {
-        return of(settings, security, clock, durableAcks, ShardStats.unobserved());
+        return of(settings, security, clock, durableAcks, StoreHealth.none(), ShardStats.unobserved());
     }
 
     /** A shard's environment, with its share of the broker's {@code partial-packet-budget} and its counters. */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock, boolean durableAcks,
-                                      ShardStats stats) {
+                                      StoreHealth storeHealth, ShardStats stats) {
         var budget = new PartialPacketBudget(Math.max(1, settings.partialPacketBudget() / settings.shards()));
-        return new ShardEnvironment(settings, security, budget, clock, durableAcks, stats);
+        return new ShardEnvironment(settings, security, budget, clock, durableAcks, storeHealth, stats);
     }
 }

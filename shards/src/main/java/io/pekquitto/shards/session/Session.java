@@ -204,7 +204,7 @@ public final class Session {
     /** {@link #drain(int, long, Consumer)}, telling {@code waited} how long each message sent waited since it was received. */
     public void drain(int receiveMaximum, long now, Consumer<Publish> send, LongConsumer waited) {
         while (true) {
-            if (kept != null && queue.needsReading(window())) readSpilled(queue.roomIn(window()));
+            if (kept != null && queue.needsReading(window()) && kept.journal.readable()) readSpilled(queue.roomIn(window()));
             var next = queue.peek();
             if (next == null) return;
             var message = next.message();
@@ -356,7 +356,8 @@ public final class Session {
                 taken.add(queued.message());
                 forget(queued.seq(), false);
             });
-            if (kept == null || queue.spilled() == 0) return taken;
+            // While the store fails they stay there: the session's end deletes them with the rest.
+            if (kept == null || queue.spilled() == 0 || !kept.journal.readable()) return taken;
             readSpilled(window());
         }
     }

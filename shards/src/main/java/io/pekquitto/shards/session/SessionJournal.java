@@ -33,6 +33,12 @@ public interface SessionJournal {
     default int queuedInMemory() { return Integer.MAX_VALUE; }
 
     /**
+     * Whether queued messages can be read back now: not while the store fails, when what was journaled
+     * may not be written yet (they are read back once it writes again, at a later drain).
+     */
+    default boolean readable() { return true; }
+
+    /**
      * Reads back up to {@code count} of the client's messages, in sequence order from {@code fromSeq} on,
      * passing over those the session holds in memory ({@code inMemory}). Everything journaled before is seen.
      */

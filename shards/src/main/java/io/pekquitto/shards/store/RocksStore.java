@@ -2,6 +2,7 @@ package io.pekquitto.shards.store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,6 +11,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BiPredicate;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -31,22 +34,32 @@ public final class RocksStore implements Store {
         RocksDB.loadLibrary();
     }
 
+    /** Below this many bytes free on its filesystem, the store is not reopened after a failure: it would fail again. */
+    static final long MIN_FREE_TO_REOPEN = 1 << 20;
+    /** The key a recovery writes and deletes to prove the database writes again. */
+    private static final byte[] PROBE = "pekquitto-probe".getBytes(StandardCharsets.US_ASCII);
+
     private final Path path;
-    private final RocksDB db;
     private final DBOptions options;
     private final ColumnFamilyOptions familyOptions;
-    private final List<ColumnFamilyHandle> handles;
-    private final Map<Keyspace, ColumnFamilyHandle> byKeyspace = new EnumMap<>(Keyspace.class);
+    private final List<ColumnFamilyDescriptor> descriptors;
     private final WriteOptions writeOptions;
+    /**
+     * Reads and writes take the read lock, a reopen the write lock: RocksDB is thread-safe, but its handles
+     * change when it is reopened. The fields below are guarded by it.
+     */
+    private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    /** Null while a reopen failed: every read and write then fails until the next one succeeds. */
+    private RocksDB db;
+    private List<ColumnFamilyHandle> handles;
+    private final Map<Keyspace, ColumnFamilyHandle> byKeyspace = new EnumMap<>(Keyspace.class);
 
-    private RocksStore(Path path, RocksDB db, DBOptions options, ColumnFamilyOptions familyOptions,
-                       List<ColumnFamilyHandle> handles, Durability durability) {
+    private RocksStore(Path path, DBOptions options, ColumnFamilyOptions familyOptions,
+                       List<ColumnFamilyDescriptor> descriptors, Durability durability) {
         this.path = path;
-        this.db = db;
         this.options = options;
         this.familyOptions = familyOptions;
-        this.handles = handles;
-        for (var keyspace : Keyspace.values()) byKeyspace.put(keyspace, handles.get(keyspace.ordinal() + 1));
+        this.descriptors = descriptors;
         // BATCH: the log is written to the OS with each batch; FSYNC: and synced before write returns.
         this.writeOptions = new WriteOptions().setSync(durability == Durability.FSYNC);
     }
@@ -68,15 +81,24 @@ public final class RocksStore implements Store {
         descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions));
         for (var keyspace : Keyspace.values()) descriptors.add(new ColumnFamilyDescriptor(keyspace.columnFamily(), familyOptions));
         var options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setParanoidChecks(true);
-        var handles = new ArrayList<ColumnFamilyHandle>();
+        var store = new RocksStore(path, options, familyOptions, descriptors, durability);
         try {
-            var db = RocksDB.open(options, path.toString(), descriptors, handles);
-            return new RocksStore(path, db, options, familyOptions, handles, durability);
+            store.openDatabase();
+            return store;
         } catch (RocksDBException e) {
+            store.writeOptions.close();
             options.close();
             familyOptions.close();
             throw new StoreException(describe(path, e), e);
         }
+    }
+
+    /** Opens the database into the fields; the caller holds the write lock, or is the constructor's. */
+    private void openDatabase() throws RocksDBException {
+        var opened = new ArrayList<ColumnFamilyHandle>();
+        db = RocksDB.open(options, path.toString(), descriptors, opened);
+        handles = opened;
+        for (var keyspace : Keyspace.values()) byKeyspace.put(keyspace, opened.get(keyspace.ordinal() + 1));
     }
 
     /** Why the store at {@code path} did not open, in an operator's words. */
@@ -96,7 +118,9 @@ public final class RocksStore implements Store {
     @Override
     public void write(StoreBatch batch) {
         if (batch.isEmpty()) return;
+        lock.readLock().lock();
         try (var writes = new WriteBatch()) {
+            requireOpen("a write");
             for (var write : batch.writes()) {
                 var family = byKeyspace.get(write.keyspace());
                 if (write.end() != null) {
@@ -110,20 +134,36 @@ public final class RocksStore implements Store {
             db.write(writeOptions, writes);
         } catch (RocksDBException e) {
             throw new StoreException("store " + path + ": a write failed: " + e.getMessage(), e);
+        } finally {
+            lock.readLock().unlock();
         }
     }
 
     @Override
     public Optional<byte[]> get(Keyspace keyspace, byte[] key) {
+        lock.readLock().lock();
         try {
+            requireOpen("a read");
             return Optional.ofNullable(db.get(byKeyspace.get(keyspace), key));
         } catch (RocksDBException e) {
             throw new StoreException("store " + path + ": a read failed: " + e.getMessage(), e);
+        } finally {
+            lock.readLock().unlock();
         }
     }
 
     @Override
     public void scan(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {
+        lock.readLock().lock();
+        try {
+            requireOpen("a read");
+            scanOpen(keyspace, from, to, entry);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private void scanOpen(Keyspace keyspace, byte[] from, byte[] to, BiPredicate<byte[], byte[]> entry) {
         try (var iterator = db.newIterator(byKeyspace.get(keyspace))) {
             for (iterator.seek(from); iterator.isValid(); iterator.next()) {
                 var key = iterator.key();
@@ -136,9 +176,64 @@ public final class RocksStore implements Store {
         }
     }
 
+    private void requireOpen(String what) {
+        if (db == null) throw new StoreException("store " + path + ": " + what + " failed: it is not open (a reopen failed)", null);
+    }
+
+    /**
+     * Writes and deletes a probe; if that fails, as every write does after one failed, reopens the
+     * database (what it had written is read back from its log) and probes again. A filesystem with
+     * less than {@link #MIN_FREE_TO_REOPEN} bytes free is not reopened: it would fail again.
+     */
+    @Override
+    public void recover() {
+        lock.writeLock().lock();
+        try {
+            if (db != null && probe()) return;
+            long free = freeSpace();
+            if (free >= 0 && free < MIN_FREE_TO_REOPEN) {
+                throw new StoreException("store " + path + ": only " + free + " bytes are free on its filesystem", null);
+            }
+            closeDatabase();
+            try {
+                openDatabase();
+            } catch (RocksDBException e) {
+                db = null;
+                throw new StoreException(describe(path, e), e);
+            }
+            if (!probe()) throw new StoreException("store " + path + ": a write failed after reopening it", null);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private boolean probe() {
+        try (var writes = new WriteBatch()) {
+            writes.put(PROBE, PROBE);
+            writes.delete(PROBE);
+            db.write(writeOptions, writes);
+            return true;
+        } catch (RocksDBException e) {
+            return false;
+        }
+    }
+
     /** Closes the database: the log is flushed, the lock released. */
     @Override
     public void close() {
+        lock.writeLock().lock();
+        try {
+            closeDatabase();
+            writeOptions.close();
+            options.close();
+            familyOptions.close();
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private void closeDatabase() {
+        if (db == null) return;
         handles.forEach(ColumnFamilyHandle::close);
         try {
             db.syncWal();
@@ -146,9 +241,16 @@ public final class RocksStore implements Store {
             // Closing anyway: what was written is in the log the OS holds.
         }
         db.close();
-        writeOptions.close();
-        options.close();
-        familyOptions.close();
+        db = null;
+    }
+
+    @Override
+    public long freeSpace() {
+        try {
+            return Files.getFileStore(path).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** The files of the database directory (tables, log, manifest): what an operator's disk pays. */

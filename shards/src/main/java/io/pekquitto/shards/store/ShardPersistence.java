@@ -7,6 +7,7 @@ import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionJournal;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -24,6 +25,8 @@ import java.util.function.LongSupplier;
  * tells the shard the number of the last one written, so the shard never waits for the disk; with
  * {@code batch}, where a write only hands the log to the operating system, it is written at once, on
  * the shard's thread, and the acknowledgements waiting for it go without a hop between threads.
+ * A write that fails makes the {@link StoreHealth} failing and is kept, unwritten, with every batch after
+ * it, until the store writes again ({@link #retry()}): then they are written, in order, before any other.
  * Used on the shard's thread only; without a store it does nothing and every batch is number 0.
  */
 public final class ShardPersistence {
@@ -32,10 +35,14 @@ public final class ShardPersistence {
     private final LongSupplier wallClock;
     private final StoreBatch batch;
     private final SessionJournal journal;
-    /** Null without a store. */
+    private final StoreHealth health;
+    /** Null without a store, and with {@code durability = batch}. */
     private final StoreWriter writer;
-    /** The number of the last batch handed to the writer. */
+    /** The number of the last batch taken from the turns. */
     private long submitted;
+    /** Without a writer: the number of the last batch written, and the writes kept since one failed (else null). */
+    private long written;
+    private List<StoreBatch.Write> unwritten;
     /** This shard's run and count of messages relayed: the keys of RELAYED, unique across shards and restarts. */
     private final long relayRun = new SecureRandom().nextLong();
     private long relayed;
@@ -49,8 +56,8 @@ public final class ShardPersistence {
      *                      thread (a connection's acknowledgement, say): the shard schedules a {@link #flush()}
      */
     public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting) {
-        this(store, clock, wallClock, writesWaiting, Integer.MAX_VALUE, false, "pekquitto-store-writer", written -> {},
-                failure -> {});
+        this(store, new StoreHealth("store", clock), clock, wallClock, writesWaiting, Integer.MAX_VALUE, false,
+                "pekquitto-store-writer", written -> {}, failure -> {});
     }
 
     /**
@@ -58,15 +65,22 @@ public final class ShardPersistence {
      *                       wait in the store alone until the queue drains ({@code store.queued-in-memory})
      * @param writeBehind  batches are written by a writer thread ({@code durability = fsync}), not by the shard's
      * @param writerName   the name of the writer thread
+     * @param health     told of a failed write (which makes it failing); while it is, batches are kept, not tried
      * @param batchWritten told the number of the last batch written, on the writer's thread
-     * @param writeFailed  told why a write failed, on the writer's thread; nothing after it is written
+     * @param writeFailed  told why a write failed, on the writer's thread, after {@code health}; nothing is
+     *                     written until {@link #retry()}
      */
-    public ShardPersistence(Optional<Store> store, LongSupplier clock, LongSupplier wallClock, Runnable writesWaiting,
-                            int queuedInMemory, boolean writeBehind, String writerName, LongConsumer batchWritten,
-                            Consumer<StoreException> writeFailed) {
+    public ShardPersistence(Optional<Store> store, StoreHealth health, LongSupplier clock, LongSupplier wallClock,
+                            Runnable writesWaiting, int queuedInMemory, boolean writeBehind, String writerName,
+                            LongConsumer batchWritten, Consumer<StoreException> writeFailed) {
         this.store = store;
+        this.health = health;
+        Consumer<StoreException> failed = failure -> {
+            health.failed(failure);
+            writeFailed.accept(failure);
+        };
         this.writer = writeBehind
-                ? store.map(kept -> new StoreWriter(kept, writerName, batchWritten, writeFailed)).orElse(null) : null;
+                ? store.map(kept -> new StoreWriter(kept, writerName, batchWritten, failed)).orElse(null) : null;
         this.batch = new StoreBatch(writesWaiting);
         this.clock = clock;
         this.wallClock = wallClock;
@@ -119,18 +133,48 @@ public final class ShardPersistence {
     }
 
     /**
-     * Hands the turn's writes to the writer thread and returns at once: the number of the batch that
-     * holds them (or of the last batch, if the turn wrote nothing); 0 without a store.
+     * Hands the turn's writes to the writer thread and returns at once, or writes them on this thread
+     * ({@code durability = batch}): the number of the batch that holds them (or of the last batch, if
+     * the turn wrote nothing); 0 without a store. While the store fails they are kept, not written.
      */
     public long flush() {
         if (store.isEmpty() || batch.isEmpty()) return submitted;
+        var writes = batch.take();
+        ++submitted;
         if (writer != null) {
-            writer.submit(batch.take(), ++submitted);
+            writer.submit(writes, submitted);
+        } else if (unwritten != null || health.isFailing()) {
+            keep(writes);
         } else {
-            store.get().write(StoreBatch.of(batch.take()));
-            ++submitted;
+            write(writes);
         }
         return submitted;
+    }
+
+    private void write(List<StoreBatch.Write> writes) {
+        try {
+            store.get().write(StoreBatch.of(writes));
+            written = submitted;
+        } catch (StoreException e) {
+            keep(writes);
+            health.failed(e);
+        }
+    }
+
+    private void keep(List<StoreBatch.Write> writes) {
+        if (unwritten == null) unwritten = new ArrayList<>(writes.size());
+        unwritten.addAll(writes);
+    }
+
+    /** The store writes again: the writes kept since one failed are written now (with a writer: next). */
+    public void retry() {
+        if (writer != null) {
+            writer.retry();
+        } else if (unwritten != null) {
+            var writes = unwritten;
+            unwritten = null;
+            write(writes);
+        }
     }
 
     /** Whether batches are written behind the shard's back (then the shard hears when); else when {@link #flush()} returns. */
@@ -138,37 +182,39 @@ public final class ShardPersistence {
         return writer != null;
     }
 
+    /** Without a writer: the number of the last batch written (as {@link #flush()} numbers them). */
+    public long written() {
+        return written;
+    }
+
+    /** Whether writes wait because one failed: they are written at {@link #retry()}. */
+    public boolean hasUnwritten() {
+        return writer != null ? writer.isStalled() : unwritten != null;
+    }
+
     /**
      * Writes the turn's batch and waits until it and every batch before it are written: before a
      * session moves to another shard (whose writes must come after), before a session's queued messages
      * are read back (with a writer, once per half window of a draining queue), and when the shard stops.
      *
-     * @throws StoreException if the writer stopped on a failed write first
+     * @return false if they are not written, and will not be soon: a write failed, the store is failing
      */
-    public void flushNow() {
+    public boolean flushNow() {
         long seq = flush();
-        if (writer == null || writer.hasWritten(seq)) return;
+        if (writer == null) return unwritten == null;
+        if (writer.hasWritten(seq)) return true;
         try {
-            if (!writer.awaitWritten(seq)) throw new StoreException("the store writer stopped before batch " + seq, null);
+            return writer.awaitWritten(seq);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StoreException("interrupted while waiting for the store", e);
+            return false;
         }
     }
 
-    /** Writes what is left and stops the writer thread (the shard stops or restarts). */
+    /** Writes what is left and stops the writer thread (the shard stops or restarts); what cannot be written is lost, unacknowledged. */
     public void close() {
-        if (writer == null) {
-            flush();
-            return;
-        }
-        try {
-            flushNow();
-        } catch (StoreException e) {
-            // The writer stopped on a failed write, which it reported: what is left cannot be written.
-        } finally {
-            writer.close();
-        }
+        flushNow();
+        if (writer != null) writer.close();
     }
 
     /** The stored retained messages that have not expired, to the shard's copy; returns how many. */

@@ -36,4 +36,18 @@ public interface Store extends AutoCloseable {
     default long sizeOnDisk() {
         return 0;
     }
+
+    /** Bytes free for the store on its filesystem, for $SYS and the metrics; -1 for a store in memory. */
+    default long freeSpace() {
+        return -1;
+    }
+
+    /**
+     * After a failed write: makes the store writable again if it can, which a write that succeeds
+     * proves (RocksDB keeps failing every write after one failed, until it is reopened). Called by
+     * {@link StoreRecovery} only, while the shards hold their writes back.
+     *
+     * @throws StoreException naming the cause if it cannot write yet (the disk is still full, say)
+     */
+    default void recover() {}
 }

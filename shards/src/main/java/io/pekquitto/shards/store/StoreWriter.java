@@ -10,7 +10,9 @@ import java.util.function.LongConsumer;
  * last batch is written (and, with {@code fsync}, synced). Batches handed over while a write is in
  * progress go together into the next write: the slower the disk, the larger the group commit, and
  * the shard's thread never waits for it. Batches are written in the order they were handed over, and
- * the shard is told the number of the last one written ({@code written}, called on this thread).
+ * the shard is told the number of the last one written ({@code written}, called on this thread). A write
+ * that fails stalls the writer: its writes are kept, in front of those handed over since, and written
+ * again, before any other, once the shard says the store writes again ({@link #retry()}).
  */
 final class StoreWriter implements AutoCloseable {
     private final Store store;
@@ -23,10 +25,12 @@ final class StoreWriter implements AutoCloseable {
     private long pendingUpTo;
     private long writtenUpTo;
     private boolean closed;
+    /** A write failed: nothing is written until {@link #retry()}. */
+    private boolean stalled;
 
     /**
      * @param written told the number of the last batch written, after each write
-     * @param failed  told why a write failed; the writer stops, and nothing after it is written
+     * @param failed  told why a write failed; the writer stalls until {@link #retry()}
      */
     StoreWriter(Store store, String name, LongConsumer written, Consumer<StoreException> failed) {
         this.store = store;
@@ -54,11 +58,29 @@ final class StoreWriter implements AutoCloseable {
         }
     }
 
-    /** Blocks until batch {@code seq} is written (a handover, a stop); false if the writer stopped first. */
+    /**
+     * Blocks until batch {@code seq} is written (a handover, a stop); false at once if the writer is
+     * stalled on a failed write, or stopped first.
+     */
     boolean awaitWritten(long seq) throws InterruptedException {
         synchronized (lock) {
-            while (writtenUpTo < seq && !closed) lock.wait();
+            while (writtenUpTo < seq && !closed && !stalled) lock.wait();
             return writtenUpTo >= seq;
+        }
+    }
+
+    /** Whether a failed write holds the writer back (until {@link #retry()}). */
+    boolean isStalled() {
+        synchronized (lock) {
+            return stalled;
+        }
+    }
+
+    /** The store writes again: the writes that failed go first, then those handed over since. */
+    void retry() {
+        synchronized (lock) {
+            stalled = false;
+            lock.notifyAll();
         }
     }
 
@@ -67,14 +89,14 @@ final class StoreWriter implements AutoCloseable {
             List<StoreBatch.Write> writes;
             long upTo;
             synchronized (lock) {
-                while (pending.isEmpty() && !closed) {
+                while ((pending.isEmpty() || stalled) && !closed) {
                     try {
                         lock.wait();
                     } catch (InterruptedException e) {
                         return;
                     }
                 }
-                if (pending.isEmpty()) return;  // closed, everything written
+                if (pending.isEmpty() || stalled) return;  // closed: everything written, or nothing can be
                 writes = pending;
                 upTo = pendingUpTo;
                 pending = new ArrayList<>();
@@ -82,12 +104,14 @@ final class StoreWriter implements AutoCloseable {
             try {
                 store.write(StoreBatch.of(writes));
             } catch (StoreException e) {
-                failed.accept(e);  // told first: whoever waits learns of the stop after the shard does
                 synchronized (lock) {
-                    closed = true;
-                    lock.notifyAll();
+                    writes.addAll(pending);  // kept, in order, in front of what came since
+                    pending = writes;
+                    stalled = true;
+                    lock.notifyAll();  // a flushNow waiting learns that nothing is written for now
                 }
-                return;
+                failed.accept(e);
+                continue;
             }
             written.accept(upTo);  // likewise
             synchronized (lock) {
@@ -97,7 +121,7 @@ final class StoreWriter implements AutoCloseable {
         }
     }
 
-    /** Writes what was handed over, then stops the thread. */
+    /** Writes what was handed over (unless stalled: that is lost, and was never acknowledged), then stops the thread. */
     @Override
     public void close() {
         synchronized (lock) {

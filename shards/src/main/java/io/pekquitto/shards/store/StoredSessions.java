@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
@@ -26,8 +27,8 @@ final class StoredSessions implements SessionJournal {
 
     private final Store store;
     private final StoreBatch batch;
-    /** Writes the batch so far and waits for the writes before it: a read must see them. */
-    private final Runnable flush;
+    /** Writes the batch so far and waits for the writes before it: a read must see them. False: the store fails. */
+    private final BooleanSupplier flush;
     private final int queuedInMemory;
     private final LongSupplier clock;
     private final LongSupplier wallClock;
@@ -35,7 +36,7 @@ final class StoredSessions implements SessionJournal {
     private Message lastMessage;
     private byte[] lastRecord;
 
-    StoredSessions(Store store, StoreBatch batch, Runnable flush, int queuedInMemory, LongSupplier clock,
+    StoredSessions(Store store, StoreBatch batch, BooleanSupplier flush, int queuedInMemory, LongSupplier clock,
                    LongSupplier wallClock) {
         this.store = store;
         this.batch = batch;
@@ -55,9 +56,15 @@ final class StoredSessions implements SessionJournal {
         return queuedInMemory;
     }
 
+    /** Only once what was journaled is written: while the store fails, a read back would miss what waits. */
+    @Override
+    public boolean readable() {
+        return flush.getAsBoolean();
+    }
+
     @Override
     public List<Stored> readQueued(String clientId, long fromSeq, int count, LongPredicate inMemory) {
-        flush.run();  // the batch so far, and with a writer thread what it has not written yet
+        requireWritten();  // the batch so far, and with a writer thread what it has not written yet
         var read = new ArrayList<Stored>(count);
         long now = clock.getAsLong();
         long wall = wallClock.getAsLong();
@@ -71,7 +78,7 @@ final class StoredSessions implements SessionJournal {
 
     @Override
     public Optional<RecoveredSession> storedSession(String clientId, Function<String, Session> newSession) {
-        flush.run();
+        requireWritten();
         var recovery = new SessionRecovery(store, batch, clock.getAsLong(), wallClock.getAsLong());
         return recovery.recoverOne(clientId, newSession, this);
     }
@@ -138,6 +145,10 @@ final class StoredSessions implements SessionJournal {
         var start = StoreKeys.clientStart(clientId);
         var end = StoreKeys.clientEnd(clientId);
         batch.deleteRange(Keyspace.QUEUED, start, end).deleteRange(Keyspace.IN_FLIGHT, start, end);
+    }
+
+    private void requireWritten() {
+        if (!flush.getAsBoolean()) throw new StoreException("the store is failing: what was journaled is not written yet", null);
     }
 
     private long wallOf(long nanos) {

@@ -22,11 +22,11 @@ class ConnectChecksTest {
             List.of("user alice", "topic readwrite home/alice/#"), "test"));
 
     private static ConnectChecks.Accepted accepted(ConnectOptions options) {
-        return assertInstanceOf(ConnectChecks.Accepted.class, ConnectChecks.check(options, ACL, DEFAULTS, 0));
+        return assertInstanceOf(ConnectChecks.Accepted.class, ConnectChecks.check(options, ACL, DEFAULTS, 0, false));
     }
 
     private static ReasonCode refusal(ConnectOptions options) {
-        return assertInstanceOf(ConnectChecks.Refused.class, ConnectChecks.check(options, ACL, DEFAULTS, 0)).reason();
+        return assertInstanceOf(ConnectChecks.Refused.class, ConnectChecks.check(options, ACL, DEFAULTS, 0, false)).reason();
     }
 
     @Test
@@ -46,7 +46,7 @@ class ConnectChecksTest {
     void theSessionExpiryIsCappedByMaxSessionExpiry() {
         var settings = BrokerSettings.parse("max-session-expiry = 1h");
         var options = ConnectOptions.clientId("c").withSessionExpiryInterval(86_400);
-        var terms = assertInstanceOf(ConnectChecks.Accepted.class, ConnectChecks.check(options, ACL, settings, 0));
+        var terms = assertInstanceOf(ConnectChecks.Accepted.class, ConnectChecks.check(options, ACL, settings, 0, false));
         assertEquals(3_600, terms.sessionExpiryInterval());
     }
 

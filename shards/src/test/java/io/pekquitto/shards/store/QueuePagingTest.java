@@ -40,7 +40,7 @@ class QueuePagingTest {
     }
 
     private ShardPersistence persistence(long clock) {
-        return new ShardPersistence(Optional.of(store), () -> clock == 0 ? nanos.get() : clock, wall::get, () -> {},
+        return new ShardPersistence(Optional.of(store), StoreHealth.none(), () -> clock == 0 ? nanos.get() : clock, wall::get, () -> {},
                 WINDOW, false, "unused", synced -> {}, failure -> {});
     }
 
@@ -223,7 +223,7 @@ class QueuePagingTest {
     @Test
     void withAWriterThreadAReadWaitsForTheWritesItMustSee() {
         var slow = new InterceptedStore(store, InterceptedStore.sleeping(50));  // writes take 50 ms
-        var behind = new ShardPersistence(Optional.of(slow), nanos::get, wall::get, () -> {}, WINDOW, true, "test-writer",
+        var behind = new ShardPersistence(Optional.of(slow), StoreHealth.none(), nanos::get, wall::get, () -> {}, WINDOW, true, "test-writer",
                 written -> {}, failure -> {});
         try {
             var session = session(behind, 1000);

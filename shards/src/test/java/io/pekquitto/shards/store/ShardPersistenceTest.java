@@ -100,7 +100,7 @@ class ShardPersistenceTest {
     @Test
     void behindTheShardAWriterThreadWritesTheBatchesAndSaysWhichAreDone() throws InterruptedException {
         var written = new LinkedBlockingQueue<Long>();
-        var behind = new ShardPersistence(Optional.of(store), nanos::get, wall::get, () -> {}, 100, true, "test-writer",
+        var behind = new ShardPersistence(Optional.of(store), StoreHealth.none(), nanos::get, wall::get, () -> {}, 100, true, "test-writer",
                 written::add, failure -> {});
         try {
             assertTrue(behind.writesBehind());

@@ -9,10 +9,14 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** The writer thread: batches in order, those handed over during a write go together into the next one. */
+/**
+ * The writer thread: batches in order, those handed over during a write go together into the next one; a
+ * failed write is kept, with what follows, until the store writes again.
+ */
 class StoreWriterTest {
     private final List<Integer> writeSizes = new CopyOnWriteArrayList<>();
     private final List<Long> written = new CopyOnWriteArrayList<>();
@@ -55,19 +59,36 @@ class StoreWriterTest {
     }
 
     @Test
-    void aFailedWriteIsReportedAndNothingAfterItIsWritten() throws Exception {
+    void aFailedWriteStallsTheWriterUntilRetriedThenItAndWhatCameSinceAreWrittenInOrder() throws Exception {
         var failure = new AtomicReference<StoreException>();
-        var fullDisk = new InterceptedStore(batch -> {
-            throw new StoreException("disk full", null);
+        var failed = new CountDownLatch(1);
+        var diskFull = new AtomicBoolean(true);
+        var attempts = new CopyOnWriteArrayList<List<String>>();
+        var store = new InterceptedStore(batch -> {
+            attempts.add(batch.writes().stream().map(write -> new String(write.key(), StandardCharsets.UTF_8)).toList());
+            if (diskFull.get()) throw new StoreException("disk full", null);
         });
-        var failing = new StoreWriter(fullDisk, "failing-writer", written::add, failure::set);
+        var writer = new StoreWriter(store, "failing-writer", written::add, cause -> {
+            failure.set(cause);
+            failed.countDown();
+        });
         try {
-            failing.submit(batch("a"), 1);
-            assertFalse(failing.awaitWritten(1), "the writer stopped");
+            writer.submit(batch("a"), 1);
+            assertTrue(failed.await(10, TimeUnit.SECONDS));
             assertEquals("disk full", failure.get().getMessage());
+            assertTrue(writer.isStalled());
+            assertFalse(writer.awaitWritten(1), "stalled: a wait returns at once, nothing written");
+            writer.submit(batch("b"), 2);  // kept behind the failed one, not tried
+            assertEquals(1, attempts.size(), "nothing is tried until the store writes again");
             assertEquals(List.of(), written);
+            diskFull.set(false);
+            writer.retry();
+            assertTrue(writer.awaitWritten(2));
+            assertEquals(List.of(List.of("a"), List.of("a", "b")), attempts, "the failed writes first, then what came since");
+            assertEquals(List.of(2L), written);
+            assertFalse(writer.isStalled());
         } finally {
-            failing.close();
+            writer.close();
         }
     }
 }
