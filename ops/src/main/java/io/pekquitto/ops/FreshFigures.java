@@ -1,6 +1,7 @@
 package io.pekquitto.ops;
 
 import io.pekquitto.shards.stats.BrokerFigures;
+import io.pekquitto.shards.stats.StoreFigures;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -18,7 +19,7 @@ import java.util.function.Supplier;
 final class FreshFigures {
     static final Duration MAX_AGE = Duration.ofMillis(500);
     private static final Duration WAIT = Duration.ofSeconds(3);
-    private static final BrokerFigures NONE = new BrokerFigures(0, List.of(), 0, 0, 0, 0, 0);
+    private static final BrokerFigures NONE = new BrokerFigures(0, List.of(), 0, 0, 0, StoreFigures.NONE, 0);
 
     private final Supplier<CompletionStage<BrokerFigures>> collect;
     private final LongSupplier clock;

@@ -101,7 +101,19 @@ final class Metrics implements LatencyObserver, AutoCloseable {
         gauge("pekquitto_messages_queued", "Messages queued or in flight, in the heap or the store", shard -> shard.gauges().queued());
         brokerGauge("pekquitto_retained_messages", "Retained messages", BrokerFigures::retained);
         brokerGauge("pekquitto_connections_maximum", "The most connections open at once, as sampled", BrokerFigures::maximumConnected);
-        brokerGauge("pekquitto_store_bytes", "Bytes the store takes on disk", BrokerFigures::storeBytes);
+        brokerGauge("pekquitto_store_bytes", "Bytes the store takes on disk", figures -> figures.store().bytes());
+        brokerGauge("pekquitto_store_free_bytes", "Bytes free for the store on its filesystem (-1: no store on disk)",
+                figures -> figures.store().freeBytes());
+        brokerGauge("pekquitto_store_failing", "1 while the store cannot write (QoS 1/2 PUBLISHes and persistent sessions "
+                + "are refused), else 0", figures -> figures.store().failing() ? 1 : 0);
+        CounterWithCallback.builder().name("pekquitto_store_refused")
+                .help("PUBLISHes and CONNECTs refused because the store could not write")
+                .callback(callback -> callback.call(figures.get().store().refused()))
+                .register(registry);
+        CounterWithCallback.builder().name("pekquitto_store_failures")
+                .help("Times the store started failing to write")
+                .callback(callback -> callback.call(figures.get().store().failures()))
+                .register(registry);
         brokerGauge("pekquitto_uptime_seconds", "Seconds since the broker started", BrokerFigures::uptimeSeconds);
         // Broker-wide: refused before any shard serves them. Per listener, not per client: no client label anywhere.
         CounterWithCallback.builder().name("pekquitto_connections_refused")

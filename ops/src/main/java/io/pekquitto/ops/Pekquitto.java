@@ -7,6 +7,7 @@ import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.tcp.ReloadableTls;
@@ -69,7 +70,7 @@ public final class Pekquitto implements AutoCloseable {
      */
     public static Pekquitto start(BrokerSettings settings) {
         var files = new ReloadableSecurity(settings.auth().readSecurity());
-        return start(settings, files.security(), UnaryOperator.identity(), Optional.of(files));
+        return start(settings, files.security(), UnaryOperator.identity(), UnaryOperator.identity(), Optional.of(files));
     }
 
     /**
@@ -83,11 +84,21 @@ public final class Pekquitto implements AutoCloseable {
     /** Starts the broker with each shard's behaviour wrapped by {@code aroundShard} (see {@link Broker#create}). */
     public static Pekquitto start(BrokerSettings settings, Security security,
                                   UnaryOperator<Behavior<ShardMessage>> aroundShard) {
-        return start(settings, security, aroundShard, Optional.empty());
+        return start(settings, security, aroundShard, UnaryOperator.identity(), Optional.empty());
+    }
+
+    /**
+     * Starts the broker with each shard's behaviour wrapped by {@code aroundShard}, and its store, if
+     * {@code settings} ask for one, by {@code aroundStore}: an embedder's instrumentation, or a test's
+     * injected failure (see {@link Broker#create}).
+     */
+    public static Pekquitto start(BrokerSettings settings, Security security,
+                                  UnaryOperator<Behavior<ShardMessage>> aroundShard, UnaryOperator<Store> aroundStore) {
+        return start(settings, security, aroundShard, aroundStore, Optional.empty());
     }
 
     private static Pekquitto start(BrokerSettings settings, Security security,
-                                   UnaryOperator<Behavior<ShardMessage>> aroundShard,
+                                   UnaryOperator<Behavior<ShardMessage>> aroundShard, UnaryOperator<Store> aroundStore,
                                    Optional<ReloadableSecurity> fileSecurity) {
         var shutdownTimeout = settings.operations().shutdownTimeout();
         // The broker's own shutdown task runs in this phase (Broker.Shutdown) and may take the whole timeout.
@@ -106,7 +117,7 @@ public final class Pekquitto implements AutoCloseable {
         var metricsSettings = settings.operations().metrics();
         var metrics = metricsSettings.enabled() ? Optional.of(new Metrics()) : Optional.<Metrics>empty();
         var system = ActorSystem.create(Broker.create(settings, security, aroundShard,
-                metrics.map(LatencyObserver.class::cast).orElse(LatencyObserver.NONE)), "pekquitto", config);
+                metrics.map(LatencyObserver.class::cast).orElse(LatencyObserver.NONE), aroundStore), "pekquitto", config);
         try {
             var bound = AskPattern.<Broker.Command, Broker.Bound>ask(
                             system, Broker.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())

@@ -246,7 +246,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                     .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }
-        this.figures = context.spawn(FiguresCollector.create(shards, served, store, settings.operations().sysInterval(),
+        this.figures = context.spawn(FiguresCollector.create(shards, served, store, storeHealth, settings.operations().sysInterval(),
                 version(), System::nanoTime), "figures");
         this.shutdownTask = shutDownWithTheSystem(context, settings.operations().shutdownTimeout());
     }

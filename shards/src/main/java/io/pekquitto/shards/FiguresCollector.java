@@ -9,8 +9,10 @@ import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.ShardFigures;
+import io.pekquitto.shards.stats.StoreFigures;
 import io.pekquitto.shards.stats.SysTopics;
 import io.pekquitto.shards.store.Store;
+import io.pekquitto.shards.store.StoreHealth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -55,6 +57,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private final List<ActorRef<ShardMessage>> shards;
     private final List<Listener> listeners;
     private final Optional<Store> store;
+    private final StoreHealth storeHealth;
     private final LongSupplier clock;
     private final long startedAt;
     private final TimerScheduler<Command> timers;
@@ -69,20 +72,22 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private long maximumConnected;
 
     static Behavior<Command> create(List<ActorRef<ShardMessage>> shards, List<Listener> listeners, Optional<Store> store,
-                                    Duration sysInterval, String version, LongSupplier clock) {
+                                    StoreHealth storeHealth, Duration sysInterval, String version, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             if (!sysInterval.isZero()) timers.startTimerWithFixedDelay(Tick.INSTANCE, Duration.ZERO, sysInterval);
-            return new FiguresCollector(context, timers, shards, listeners, store, version, clock);
+            return new FiguresCollector(context, timers, shards, listeners, store, storeHealth, version, clock);
         }));
     }
 
     private FiguresCollector(ActorContext<Command> context, TimerScheduler<Command> timers, List<ActorRef<ShardMessage>> shards,
-                             List<Listener> listeners, Optional<Store> store, String version, LongSupplier clock) {
+                             List<Listener> listeners, Optional<Store> store, StoreHealth storeHealth, String version,
+                             LongSupplier clock) {
         super(context);
         this.timers = timers;
         this.shards = List.copyOf(shards);
         this.listeners = List.copyOf(listeners);
         this.store = store;
+        this.storeHealth = storeHealth;
         this.clock = clock;
         this.startedAt = clock.getAsLong();
         this.lastPublishedAt = startedAt;
@@ -131,7 +136,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
         var runtime = Runtime.getRuntime();
         maximumConnected = Math.max(maximumConnected, BrokerFigures.connected(perShard));
         var figures = new BrokerFigures((now - startedAt) / 1_000_000_000L, perShard, maximumConnected,
-                runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory(), store.map(Store::sizeOnDisk).orElse(0L),
+                runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory(), storeFigures(),
                 listeners.stream().mapToLong(listener -> listener.connections().refused()).sum());
         waiting.forEach(replyTo -> replyTo.tell(figures));
         waiting.clear();
@@ -140,6 +145,11 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
             publish(figures, now);
         }
         return this;
+    }
+
+    private StoreFigures storeFigures() {
+        return store.map(kept -> new StoreFigures(storeHealth.isFailing(), kept.sizeOnDisk(), kept.freeSpace(),
+                storeHealth.refusedCount(), storeHealth.failures())).orElse(StoreFigures.NONE);
     }
 
     private void publish(BrokerFigures figures, long now) {

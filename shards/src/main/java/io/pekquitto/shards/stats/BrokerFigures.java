@@ -11,12 +11,12 @@ import java.util.function.ToLongFunction;
  * @param maximumConnected  the most connections open at once, as sampled
  * @param heapUsed          bytes of heap in use
  * @param heapMax           the heap's limit
- * @param storeBytes        the store's size on disk, 0 without a store
+ * @param store             the store: whether it writes, its size, the space left for it
  * @param connectionsRefused connections the listeners closed as they accepted them, over their
  *                          {@code max-connections}, since the broker started
  */
 public record BrokerFigures(long uptimeSeconds, List<ShardFigures> shards, long maximumConnected, long heapUsed,
-                            long heapMax, long storeBytes, long connectionsRefused) {
+                            long heapMax, StoreFigures store, long connectionsRefused) {
 
     public BrokerFigures {
         shards = List.copyOf(shards);

@@ -63,7 +63,10 @@ public final class SysTopics {
         now.put("subscriptions/count", Long.toString(figures.sum(shard -> shard.gauges().subscriptions())));
         now.put("retained messages/count", Long.toString(figures.retained()));
         now.put("store/messages/count", Long.toString(figures.sum(shard -> shard.gauges().queued())));
-        now.put("store/bytes", Long.toString(figures.storeBytes()));
+        now.put("store/bytes", Long.toString(figures.store().bytes()));
+        now.put("store/state", figures.store().state());  // ok, or failing: what needs a write is refused
+        now.put("store/refused", Long.toString(figures.store().refused()));
+        now.put("store/free-bytes", Long.toString(figures.store().freeBytes()));
         now.put("heap/current", Long.toString(figures.heapUsed()));
         now.put("heap/maximum", Long.toString(figures.heapMax()));
         now.put("mesh/batches", Long.toString(figures.sum(shard -> shard.gauges().meshBatches())));

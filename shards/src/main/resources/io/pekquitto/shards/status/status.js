@@ -113,16 +113,31 @@
     if (shard) showShardFigure(Number(shard[1]), shard[2], value);
     document.querySelectorAll(`[data-topic="${CSS.escape(name)}"]`).forEach((element) => {
       element.textContent = format(value, element.dataset.format);
+      if (element.dataset.format === 'state') element.dataset.state = value;  // "failing" shows in red
     });
     byId('updated').textContent = new Date().toLocaleTimeString('en-GB');
     noteBurst(packet.retain);
   }
 
   function format(value, kind) {
-    if (kind === 'text') return value;
+    if (kind === 'text' || kind === 'state') return value;
+    if (kind === 'bytes') return bytes(Number(value));
     if (kind === 'uptime') return duration(parseInt(value, 10));
     const number = Number(value);
     return Number.isFinite(number) ? numbers.format(number) : value;
+  }
+
+  /** A size in KiB, MiB or GiB; a negative one is not known (no store on disk). */
+  function bytes(count) {
+    if (!Number.isFinite(count) || count < 0) return '–';
+    const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let unit = 0;
+    let amount = count;
+    while (amount >= 1024 && unit < units.length - 1) {
+      amount /= 1024;
+      unit++;
+    }
+    return `${unit === 0 ? amount : amount.toFixed(1)} ${units[unit]}`;
   }
 
   function duration(seconds) {

@@ -51,6 +51,14 @@ class ConnectChecksTest {
     }
 
     @Test
+    void whileTheStoreFailsAPersistentSessionIsRefusedAndACleanOneIsNot() {
+        var persistent = ConnectOptions.clientId("c").withSessionExpiryInterval(60);
+        var refused = assertInstanceOf(ConnectChecks.Refused.class, ConnectChecks.check(persistent, ACL, DEFAULTS, 0, true));
+        assertEquals(ReasonCode.QUOTA_EXCEEDED, refused.reason());
+        assertInstanceOf(ConnectChecks.Accepted.class, ConnectChecks.check(ConnectOptions.clientId("c"), ACL, DEFAULTS, 0, true));
+    }
+
+    @Test
     void withoutAUsernameTheClientIsTrusted() {
         var terms = accepted(ConnectOptions.clientId("c"));
         assertTrue(terms.acl().canPublish("anything/at/all"));

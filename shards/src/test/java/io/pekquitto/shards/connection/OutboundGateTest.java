@@ -84,6 +84,35 @@ class OutboundGateTest {
         shard.receiveMessage();
     }
 
+    /** Refuses a PUBACK with 0x97, and nothing else (as a connection to an MQTT 5 client does). */
+    private static Packet refusePubAcks(Packet held) {
+        return held instanceof PubAck ack ? new PubAck(ack.packetId(), ReasonCode.QUOTA_EXCEEDED, Properties.NONE) : null;
+    }
+
+    @Test
+    void whatWaitedForAFailedWriteGoesOutRefusedInItsPlaceAndWhatFollowsAsBefore() {
+        gate.hold(new PubAck(1));
+        gate.accept(new PubAck(2, ReasonCode.NOT_AUTHORIZED, Properties.NONE));
+        gate.hold(new PubAck(3));
+        assertTrue(gate.failed(1, OutboundGateTest::refusePubAcks));
+        assertEquals(List.of(1, 2), ids(), "the first refused in its place, the one behind it as it was");
+        assertEquals(ReasonCode.QUOTA_EXCEEDED, ((PubAck) sent.get(0)).reason());
+        assertFalse(gate.isEmpty(), "the third still waits for its own write");
+        gate.written(1);
+        assertEquals(List.of(1, 2, 3), ids());
+        assertEquals(ReasonCode.SUCCESS, ((PubAck) sent.get(2)).reason(), "its write was done");
+    }
+
+    @Test
+    void aHeldPacketWithoutARefusalStaysWithWhatFollowsAndTheConnectionMustEnd() {
+        gate.hold(new PubAck(1));
+        gate.hold(new PubComp(2));
+        gate.accept(PingResp.INSTANCE);
+        assertFalse(gate.failed(2, OutboundGateTest::refusePubAcks), "a PUBCOMP cannot be refused");
+        assertEquals(List.of(1), ids(), "what came before it went");
+        assertFalse(gate.isEmpty());
+    }
+
     private List<Integer> ids() {
         return sent.stream().map(packet -> packet instanceof PubAck ack ? ack.packetId()
                 : packet instanceof PubRec rec ? rec.packetId() : ((PubComp) packet).packetId()).toList();

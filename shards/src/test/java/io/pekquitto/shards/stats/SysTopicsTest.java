@@ -14,7 +14,8 @@ class SysTopicsTest {
     }
 
     private static BrokerFigures figures(long uptime, long publishReceived) {
-        return new BrokerFigures(uptime, List.of(shard(0, 2, 1, publishReceived, 0), shard(1, 3, 0, 0, 2)), 6, 10, 20, 30, 4);
+        return new BrokerFigures(uptime, List.of(shard(0, 2, 1, publishReceived, 0), shard(1, 3, 0, 0, 2)), 6, 10, 20,
+                new StoreFigures(true, 30, 5000, 7, 1), 4);
     }
 
     @Test
@@ -36,6 +37,9 @@ class SysTopicsTest {
         assertEquals("2", topics.get("$SYS/broker/retained messages/count"), "each shard holds all: counted once");
         assertEquals("6", topics.get("$SYS/broker/subscriptions/count"));
         assertEquals("30", topics.get("$SYS/broker/store/bytes"));
+        assertEquals("failing", topics.get("$SYS/broker/store/state"));
+        assertEquals("7", topics.get("$SYS/broker/store/refused"));
+        assertEquals("5000", topics.get("$SYS/broker/store/free-bytes"));
         assertEquals("10", topics.get("$SYS/broker/heap/current"));
         assertEquals("14", topics.get("$SYS/broker/mesh/batches"));
         assertEquals("3", topics.get("$SYS/broker/shards/1/clients/connected"));

@@ -70,4 +70,51 @@ class RocksStoreTest {
         var e = assertThrows(StoreException.class, () -> RocksStore.open(path, Durability.BATCH).close());
         assertMentions(e, path.toString());
     }
+
+    /**
+     * On a full disk RocksDB fails every write, and goes on failing after room comes back until it is
+     * reopened (its Java API has no resume); {@link RocksStore#recover} reopens it once there is room,
+     * and everything written before is there.
+     */
+    @Test
+    void aFullDiskFailsEveryWriteUntilThereIsRoomAndTheStoreIsReopenedWithNothingLost() throws Exception {
+        try (var disk = SmallFilesystem.mount(directory.resolve("disk"), 8)) {
+            var ballast = disk.ballast(3 << 20);
+            try (var store = RocksStore.open(disk.path().resolve("data"), Durability.BATCH)) {
+                int written = 0;
+                StoreException full = null;
+                while (full == null && written < 10_000) {
+                    try {
+                        store.write(new StoreBatch().put(Keyspace.QUEUED, bytes("m" + written), new byte[1024]));
+                        written++;
+                    } catch (StoreException e) {
+                        full = e;
+                    }
+                }
+                assertTrue(full != null && written > 100, "the disk filled after " + written + " writes");
+                assertMentions(full, disk.path().resolve("data").toString(), "No space left");
+                var refused = assertThrows(StoreException.class, store::recover);
+                assertMentions(refused, "bytes are free on its filesystem");
+
+                Files.delete(ballast);  // the operator makes room
+                assertThrows(StoreException.class,
+                        () -> store.write(new StoreBatch().put(Keyspace.QUEUED, bytes("late"), new byte[1])),
+                        "RocksDB keeps failing until reopened");
+                store.recover();
+                store.write(new StoreBatch().put(Keyspace.QUEUED, bytes("after"), new byte[1]));
+                for (int i = 0; i < written; i++) assertTrue(store.get(Keyspace.QUEUED, bytes("m" + i)).isPresent(), "m" + i);
+                assertTrue(store.get(Keyspace.QUEUED, bytes("after")).isPresent());
+            }
+        }
+    }
+
+    @Test
+    void aHealthyStoreRecoversAtOnceWithoutAReopen() {
+        try (var store = RocksStore.open(directory.resolve("data"), Durability.BATCH)) {
+            store.write(new StoreBatch().put(Keyspace.RETAINED, bytes("a"), bytes("1")));
+            store.recover();
+            assertArrayEquals(bytes("1"), store.get(Keyspace.RETAINED, bytes("a")).orElseThrow());
+            assertTrue(store.freeSpace() > 0);
+        }
+    }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -115,5 +116,42 @@ class ShardPersistenceTest {
             behind.close();
         }
         assertFalse(persistence.writesBehind(), "durability batch: written on the shard's thread");
+    }
+
+    @Test
+    void withDurabilityBatchAFailedWriteIsKeptWithWhatFollowsAndWrittenInOrderOnceTheStoreWritesAgain() {
+        var diskFull = new AtomicBoolean();
+        var attempts = new AtomicInteger();
+        var flaky = new InterceptedStore(store, batch -> {
+            attempts.incrementAndGet();
+            if (diskFull.get()) throw new StoreException("No space left on device", null);
+        });
+        var health = new StoreHealth("store", nanos::get);
+        var onThread = new ShardPersistence(Optional.of(flaky), health, nanos::get, wall::get, () -> {}, 100, false,
+                "unused", written -> {}, failure -> {});
+        onThread.retained(retained("f/1", "one", Properties.NONE));
+        assertEquals(1, onThread.flush());
+        assertEquals(1, onThread.written());
+
+        diskFull.set(true);
+        onThread.retained(retained("f/2", "two", Properties.NONE));
+        assertEquals(2, onThread.flush(), "numbered as ever");
+        assertEquals(1, onThread.written(), "not written");
+        assertTrue(onThread.hasUnwritten());
+        assertTrue(health.isFailing(), "the broker hears of it");
+        assertFalse(onThread.flushNow(), "nothing waits for a store that fails");
+
+        diskFull.set(false);  // room again, but the store is not known to write until it recovers
+        onThread.retained(retained("f/3", "three", Properties.NONE));
+        onThread.flush();
+        assertEquals(2, attempts.get(), "kept behind the failed write, not tried");
+        assertEquals(List.of("f/1"), recovered().stream().map(Message::topic).toList());
+
+        health.recovered();
+        onThread.retry();
+        assertFalse(onThread.hasUnwritten());
+        assertEquals(3, onThread.written());
+        assertEquals(3, attempts.get(), "what was kept, in one write");
+        assertEquals(List.of("f/1", "f/2", "f/3"), recovered().stream().map(Message::topic).sorted().toList());
     }
 }
