@@ -3,7 +3,9 @@ package io.pekquitto.e2e;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.File;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,6 +68,25 @@ public final class RunnableJar implements AutoCloseable {
     public static RunnableJar startWithLauncher(String configuration, Map<String, String> environment)
             throws IOException, InterruptedException {
         return start(configuration, List.of(launcher()), environment);
+    }
+
+    /**
+     * Starts {@code mainClass}, a test's own main (a broker with a fault injected, say), with the jar and the
+     * tests' classes on its class path, {@code arguments} and then {@code -c} with {@code configuration}.
+     */
+    public static RunnableJar startMain(String configuration, Class<?> mainClass, String... arguments)
+            throws IOException, InterruptedException {
+        String testClasses;
+        try {
+            testClasses = Path.of(mainClass.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IOException(e);
+        }
+        // The jar's logging, not the tests' quieter logback-test.xml, which the tests' classes also hold.
+        var command = new ArrayList<>(List.of(java(), "-Dlogback.configurationFile=logback.xml",
+                "-cp", path() + File.pathSeparator + testClasses, mainClass.getName()));
+        command.addAll(List.of(arguments));
+        return start(configuration, command, Map.of());
     }
 
     private static RunnableJar start(String configuration, List<String> command, Map<String, String> environment)
