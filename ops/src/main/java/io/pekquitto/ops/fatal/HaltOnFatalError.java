@@ -50,9 +50,12 @@ public final class HaltOnFatalError {
                 .withValue("pekko.scheduler.implementation", ConfigValueFactory.fromAnyRef(HaltingScheduler.class.getName()));
         for (var dispatcher : dispatchers) {
             // The dispatcher's own type, as configured (an operator's -D included), is what it goes on being.
+            // One of another kind, which no dispatcher here has by default, keeps Pekko's handler alone.
+            var type = config.getString(dispatcher + ".type");
+            if (!HaltingDispatcherConfigurator.TYPES.contains(type)) continue;
             halting = halting
                     .withValue(dispatcher + ".type", ConfigValueFactory.fromAnyRef(HaltingDispatcherConfigurator.class.getName()))
-                    .withValue(dispatcher + "." + HaltingDispatcherConfigurator.TYPE, config.getValue(dispatcher + ".type"));
+                    .withValue(dispatcher + "." + HaltingDispatcherConfigurator.TYPE, ConfigValueFactory.fromAnyRef(type));
         }
         return halting.withFallback(config);
     }

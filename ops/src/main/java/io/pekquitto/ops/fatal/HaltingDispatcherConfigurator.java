@@ -1,7 +1,7 @@
 package io.pekquitto.ops.fatal;
 
 import com.typesafe.config.Config;
-import java.lang.reflect.InvocationTargetException;
+import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.DynamicAccess;
@@ -19,14 +19,16 @@ import scala.concurrent.ExecutionContext;
 /**
  * Pekko's hook for a dispatcher whose threads halt the JVM on a fatal error: a dispatcher with
  * {@code type = "io.pekquitto.ops.fatal.HaltingDispatcherConfigurator"} is the dispatcher that
- * {@code halt-on-fatal-error.type} names ({@code Dispatcher}, {@code PinnedDispatcher} or a class),
- * configured from the rest of its section as usual, whatever its executor (fork-join, thread pool, a
- * shard's own), but its threads come from {@link HaltOnFatalError#threads}. The thread factory is the one
+ * {@code halt-on-fatal-error.type} names ({@code Dispatcher} or {@code PinnedDispatcher}), configured
+ * from the rest of its section as usual, whatever its executor (fork-join, thread pool, a shard's own),
+ * but its threads come from {@link HaltOnFatalError#threads}. The thread factory is the one
  * thing the actor system hands every dispatcher ({@link DispatcherPrerequisites}), so this is where one
  * hook reaches all of them. {@link HaltOnFatalError#actorSystemConfig} writes both keys.
  */
 public final class HaltingDispatcherConfigurator extends MessageDispatcherConfigurator {
     static final String TYPE = "halt-on-fatal-error.type";
+    /** The dispatcher types it can be: those of Pekko's dispatchers and the shards'. */
+    static final Set<String> TYPES = Set.of("Dispatcher", "PinnedDispatcher");
 
     private final MessageDispatcherConfigurator dispatcher;
 
@@ -39,20 +41,8 @@ public final class HaltingDispatcherConfigurator extends MessageDispatcherConfig
         this.dispatcher = switch (type) {
             case "Dispatcher" -> new DispatcherConfigurator(config, halting);
             case "PinnedDispatcher" -> new PinnedDispatcherConfigurator(config, halting);
-            default -> configuratorNamed(type, config, halting);
+            default -> throw new IllegalArgumentException(TYPE + " must be one of " + TYPES + ", not " + type);
         };
-    }
-
-    private static MessageDispatcherConfigurator configuratorNamed(String type, Config config, DispatcherPrerequisites prerequisites) {
-        try {
-            return Class.forName(type, true, prerequisites.dynamicAccess().classLoader())
-                    .asSubclass(MessageDispatcherConfigurator.class)
-                    .getConstructor(Config.class, DispatcherPrerequisites.class)
-                    .newInstance(config, prerequisites);
-        } catch (ReflectiveOperationException | ClassCastException e) {
-            var cause = e instanceof InvocationTargetException invocation ? invocation.getCause() : e;
-            throw new IllegalArgumentException(TYPE + " = " + type + " is not a dispatcher type: " + cause, cause);
-        }
     }
 
     @Override
