@@ -58,7 +58,16 @@ public final class RunnableJar implements AutoCloseable {
 
     /** Starts the jar with {@code configuration} (HOCON keys without the {@code pekquitto} root) as its {@code -c} file. */
     public static RunnableJar start(String configuration) throws IOException, InterruptedException {
-        return start(configuration, List.of(java(), "-jar", path()), Map.of());
+        return start(configuration, List.of());
+    }
+
+    /** As {@link #start(String)}, with {@code jvmOptions} (such as {@code -Xmx48m}) before {@code -jar}. */
+    public static RunnableJar start(String configuration, List<String> jvmOptions) throws IOException, InterruptedException {
+        var command = new ArrayList<String>();
+        command.add(java());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", path()));
+        return start(configuration, command, Map.of());
     }
 
     /**
@@ -177,6 +186,12 @@ public final class RunnableJar implements AutoCloseable {
     public int terminate() throws InterruptedException {
         process.destroy();
         if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) fail("pekquitto did not exit within " + STOP_TIMEOUT);
+        return process.exitValue();
+    }
+
+    /** Waits for the broker to exit by itself; returns its exit status. The log stays readable until {@link #close}. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) fail("pekquitto did not exit within " + timeout);
         return process.exitValue();
     }
 

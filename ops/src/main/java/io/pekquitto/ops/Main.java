@@ -4,6 +4,7 @@ import io.pekquitto.auth.acl.AclFileException;
 import io.pekquitto.auth.password.PasswdCommand;
 import io.pekquitto.auth.password.PasswordFileException;
 import io.pekquitto.auth.tls.TlsConfigurationException;
+import io.pekquitto.ops.fatal.HaltOnFatalError;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -31,6 +32,8 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        // First: from here on, a fatal error on any thread ends the process at once (README, "When the heap fills").
+        HaltOnFatalError.install();
         var status = run(args, System.out, System.err);
         // Explicit also after the broker has stopped: no library thread left behind keeps the JVM up.
         System.exit(status);
@@ -112,7 +115,7 @@ public final class Main {
     private static void serve(CommandLine commandLine, BrokerSettings settings, LogLevel logLevel) {
         // Only now: Logback configures itself at the first logger, and -v must be set before that.
         var log = LoggerFactory.getLogger(Main.class);
-        var broker = Pekquitto.start(settings);
+        var broker = Pekquitto.startStandalone(settings);
         // SIGTERM and SIGINT shut the broker down gracefully, and main then exits 0: as a JVM shutdown hook
         // the same work would end in exit status 143. Other exits still run Pekko's own hook.
         for (var name : List.of("TERM", "INT")) Signal.handle(new Signal(name), signal -> stopOnSignal(broker, log, name));

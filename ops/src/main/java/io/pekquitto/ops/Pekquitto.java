@@ -1,8 +1,10 @@
 package io.pekquitto.ops;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.auth.ReloadableSecurity;
 import io.pekquitto.auth.Security;
+import io.pekquitto.ops.fatal.HaltOnFatalError;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.connection.ShardMessage;
@@ -69,8 +71,22 @@ public final class Pekquitto implements AutoCloseable {
      *                                  file and the line)
      */
     public static Pekquitto start(BrokerSettings settings) {
+        return startWithFiles(settings, UnaryOperator.identity());
+    }
+
+    /**
+     * {@link #start(BrokerSettings)} for {@code Main}, the runnable broker: a fatal error on any thread of
+     * its actor system halts the JVM at once ({@link HaltOnFatalError}). Never for an embedded broker,
+     * which must not end its host's process on its own.
+     */
+    static Pekquitto startStandalone(BrokerSettings settings) {
+        return startWithFiles(settings, config -> HaltOnFatalError.actorSystemConfig(config, settings.shards()));
+    }
+
+    private static Pekquitto startWithFiles(BrokerSettings settings, UnaryOperator<Config> aroundConfig) {
         var files = new ReloadableSecurity(settings.auth().readSecurity());
-        return start(settings, files.security(), UnaryOperator.identity(), UnaryOperator.identity(), Optional.of(files));
+        return start(settings, files.security(), UnaryOperator.identity(), UnaryOperator.identity(), Optional.of(files),
+                aroundConfig);
     }
 
     /**
@@ -84,7 +100,7 @@ public final class Pekquitto implements AutoCloseable {
     /** Starts the broker with each shard's behaviour wrapped by {@code aroundShard} (see {@link Broker#create}). */
     public static Pekquitto start(BrokerSettings settings, Security security,
                                   UnaryOperator<Behavior<ShardMessage>> aroundShard) {
-        return start(settings, security, aroundShard, UnaryOperator.identity(), Optional.empty());
+        return start(settings, security, aroundShard, UnaryOperator.identity(), Optional.empty(), UnaryOperator.identity());
     }
 
     /**
@@ -94,12 +110,12 @@ public final class Pekquitto implements AutoCloseable {
      */
     public static Pekquitto start(BrokerSettings settings, Security security,
                                   UnaryOperator<Behavior<ShardMessage>> aroundShard, UnaryOperator<Store> aroundStore) {
-        return start(settings, security, aroundShard, aroundStore, Optional.empty());
+        return start(settings, security, aroundShard, aroundStore, Optional.empty(), UnaryOperator.identity());
     }
 
     private static Pekquitto start(BrokerSettings settings, Security security,
                                    UnaryOperator<Behavior<ShardMessage>> aroundShard, UnaryOperator<Store> aroundStore,
-                                   Optional<ReloadableSecurity> fileSecurity) {
+                                   Optional<ReloadableSecurity> fileSecurity, UnaryOperator<Config> aroundConfig) {
         var shutdownTimeout = settings.operations().shutdownTimeout();
         // The broker's own shutdown task runs in this phase (Broker.Shutdown) and may take the whole timeout.
         var config = ConfigFactory.parseMap(Map.of("pekko.coordinated-shutdown.phases.service-requests-done.timeout",
@@ -114,6 +130,7 @@ public final class Pekquitto implements AutoCloseable {
             config = ConfigFactory.parseMap(Map.of("pekko.io.tcp.worker-dispatcher", Broker.dispatcherPath(0)))
                     .withFallback(config);
         }
+        config = aroundConfig.apply(config);  // last: it wraps the dispatchers as configured above
         var metricsSettings = settings.operations().metrics();
         var metrics = metricsSettings.enabled() ? Optional.of(new Metrics()) : Optional.<Metrics>empty();
         var system = ActorSystem.create(Broker.create(settings, security, aroundShard,

@@ -34,6 +34,9 @@ class LauncherIT {
             assertTrue(command.endsWith("/java"), command);
             var arguments = List.of(broker.process().info().arguments().orElseThrow());
             assertTrue(arguments.contains("-XX:+UseSerialGC"), arguments.toString());
+            // A full heap ends the process at once, saying so on stderr (FatalErrorIT).
+            assertTrue(arguments.containsAll(List.of("-XX:+ExitOnOutOfMemoryError", "-XX:+DisplayVMOutputToStderr")),
+                    arguments.toString());
             assertTrue(arguments.indexOf("-Xmx300m") > arguments.indexOf("-Xmx256m"), "the operator's options come last: " + arguments);
             // JDK 17.0.9 brought the flag; the launcher leaves it out on a JVM that does not know it.
             boolean knowsTrim = Runtime.version().feature() > 17 || Runtime.version().update() >= 9;
