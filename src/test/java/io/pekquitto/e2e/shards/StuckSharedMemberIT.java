@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A shared subscription with a member that stops reading (4.8.2; README, Shared subscriptions): the
+ * A shared subscription with a member that stops reading (4.8.2; README.md, shared subscriptions under Shards): the
  * group's messages go to the member that can take them, not half to each; and what the stuck member
  * holds unacknowledged goes to the other member when its session ends, so none is lost. The stuck
  * member is a raw client that subscribes and never reads again: it acknowledges nothing, so its

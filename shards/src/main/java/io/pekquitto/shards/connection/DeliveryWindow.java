@@ -175,7 +175,7 @@ final class DeliveryWindow {
     }
 
     /**
-     * How soon the client can take a shared subscription's next message (README, Shared subscriptions),
+     * How soon the client can take a shared subscription's next message (README.md, shared subscriptions under Shards),
      * if that changed since the shard last heard, else null. READY: its window has room. BUSY: its
      * window is full or a message waits, but it acknowledges. STALLED: it has acknowledged nothing for
      * {@link #STALL_TIMEOUT} while its window was full (a client that stopped reading, not a slow one:

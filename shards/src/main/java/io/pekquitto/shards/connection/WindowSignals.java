@@ -12,7 +12,7 @@ import org.slf4j.Logger;
  * What a connection tells its shard of its {@link DeliveryWindow}, when it changes, with the timers
  * that change it when no packet comes: its congestion (publishers slowed down under
  * {@code slow-subscriber-policy = throttle}) and how soon it can take shared subscriptions' work
- * (README, Shared subscriptions). Part of the {@link Connection}, on its thread.
+ * (README.md, shared subscriptions under Shards). Part of the {@link Connection}, on its thread.
  */
 final class WindowSignals {
     /** How long a congested client may hold publishers back before it counts as stuck. */

@@ -1,7 +1,7 @@
 package io.pekquitto.shards.session;
 
 /**
- * How soon a client can take a shared subscription's next message (README, Shared subscriptions): its
+ * How soon a client can take a shared subscription's next message (README.md, shared subscriptions under Shards): its
  * connection judges it, and its shard tells every peer when it changes. A group's pick prefers a READY
  * member, then a BUSY one, and gives a message to a STALLED member only when every member is stalled.
  */
