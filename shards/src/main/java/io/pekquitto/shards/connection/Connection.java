@@ -186,8 +186,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == IdleCheck.INSTANCE) return onIdleCheck();
         if (command == ParkNow.INSTANCE) return onParkNow();
         if (command == AvailabilityCheck.INSTANCE) return availability();
-        if (command == CongestionTimeout.INSTANCE) signals.congestionTimedOut(clientId);
-        return command == CongestionTimeout.INSTANCE ? this : Behaviors.unhandled();
+        if (command != CongestionTimeout.INSTANCE) return Behaviors.unhandled();
+        signals.congestionTimedOut(clientId);
+        return this;
     }
 
     // ---- from the handshake

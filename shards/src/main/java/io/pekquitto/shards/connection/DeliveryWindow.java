@@ -175,12 +175,12 @@ final class DeliveryWindow {
     }
 
     /**
-     * How soon the client can take a shared subscription's next message (README.md, shared subscriptions under Shards),
-     * if that changed since the shard last heard, else null. READY: its window has room. BUSY: its
-     * window is full or a message waits, but it acknowledges. STALLED: it has acknowledged nothing for
-     * {@link #STALL_TIMEOUT} while its window was full (a client that stopped reading, not a slow one:
-     * a count of waiting messages cannot tell them apart, since a reader acknowledges in bursts), or
-     * more than {@link #OUTBOUND_QOS0_LIMIT} bytes wait for its socket. Leaving BUSY takes half the
+     * How soon the client can take a shared subscription's next message (README.md, shared
+     * subscriptions under Shards), if that changed since the shard last heard, else null. READY: its
+     * window has room. BUSY: its window is full or a message waits, but it acknowledges. STALLED: it
+     * has acknowledged nothing for {@link #STALL_TIMEOUT} while its window was full (a client that
+     * stopped reading, not a slow one: a count of waiting messages cannot tell them apart, since a
+     * reader acknowledges in bursts), or more than {@link #OUTBOUND_QOS0_LIMIT} bytes wait for its socket. Leaving BUSY takes half the
      * window free, leaving STALLED an acknowledgement and the backlog down to half that limit: the
      * shard hears at most one change per half a window of acknowledgements, never one per message.
      */

@@ -111,8 +111,9 @@ public final class SharedGroups {
         }
 
         /**
-         * The first member in turn that is READY; else the BUSY member given fewest since it became busy;
-         * else the STALLED one likewise; none worse than {@code worst}.
+         * The first member in turn that is READY; else the BUSY one that got better last (of equals, the
+         * one given fewest since its last change); else the STALLED one given fewest; none worse than
+         * {@code worst}.
          */
         private Member next(String skipClientId, Availability worst) {
             int busy = -1;
@@ -161,7 +162,7 @@ public final class SharedGroups {
             return true;
         }
 
-        /** The client's member on {@code shard} is now this available, change number {@code change}; true if that changed it. */
+        /** The client's member on {@code shard} is now this available, this shard's change {@code change}; true if it changed. */
         boolean availability(String clientId, int shard, Availability now, long change) {
             for (int i = 0; i < members.size(); i++) {
                 var member = members.get(i);

@@ -423,7 +423,7 @@ final class SessionTable<C> {
     }
 
     String attachedClient(C connection) {
-        return Optional.ofNullable(byConnection.get(connection)).filter(OwnedSession::isAttached).map(owned -> owned.clientId).orElse(null);
+        return Optional.ofNullable(byConnection.get(connection)).filter(OwnedSession::isAttached).map(o -> o.clientId).orElse(null);
     }
 
     boolean holds(String clientId) {

@@ -24,7 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** How soon a client can take shared subscriptions' work, as its window judges it (README.md, shared subscriptions under Shards). */
+/** How soon a client can take shared subscriptions' work, as its window judges it (README.md, shared subscriptions). */
 class DeliveryWindowAvailabilityTest {
     private static final long NOW = 5_000_000_000L;
     private static final long STALL = DeliveryWindow.STALL_TIMEOUT.toNanos();
