@@ -58,7 +58,7 @@ final class Router {
         deliveries.deliver(route, publisherId, message, this::deliver);
         for (var group : route.groups()) {
             var member = group.next(null);
-            if (member != null) sendToMember(group, member, publisherId, message, true);
+            if (member != null) sendToMember(group, member, publisherId, message, true, false);
         }
         if (!mesh.hasPeers()) return;
         if (message.retain()) {
@@ -84,26 +84,38 @@ final class Router {
         }
     }
 
-    /** The member a peer picked gets the message, or another one if it left or moved while it travelled. */
+    /**
+     * The member a peer picked gets the message, or another one if it left or moved while it travelled.
+     * If the member turned busier while the message travelled (its window filled, it stalled or went
+     * offline, and the picking shard had not heard yet) and another member is more available, that one
+     * gets it instead, once: this shard told every peer of the change before it sends the message on, and
+     * a redirected message is not redirected again. Otherwise it waits in the member's queue.
+     */
     private void deliverToMember(Forwarded.ToMember item) {
         persistence.relayDone(item.relay());  // taken on here: written with this shard's batch from now on
         var group = routes.sharedGroup(item.sharedFilter());
         if (group == null) return;
         var member = sessions.holds(item.clientId()) ? group.member(item.clientId()) : null;
         if (member != null && member.shard() == mesh.index()) {
-            deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, item.message()));
+            var better = item.redirected() ? null : group.nextBetterThan(member.availability(), member.clientId());
+            if (better == null) {
+                deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, item.message()));
+            } else {
+                sendToMember(group, better, item.publisherId(), item.message(), false, true);
+            }
             return;
         }
         var other = group.next(item.clientId());
-        if (other != null) sendToMember(group, other, item.publisherId(), item.message(), false);
+        if (other != null) sendToMember(group, other, item.publisherId(), item.message(), false, item.redirected());
     }
 
     /**
-     * @param covered whether the publisher's acknowledgement waits for the peer's write (a message
-     *                published in this turn); if not, a message for a peer is relayed through the store
+     * @param covered    whether the publisher's acknowledgement waits for the peer's write (a message
+     *                   published in this turn); if not, a message for a peer is relayed through the store
+     * @param redirected the member's shard sends it on from a member that could not take it
      */
     private void sendToMember(SharedGroups.Group group, SharedGroups.Member member, String publisherId, Message message,
-                              boolean covered) {
+                              boolean covered, boolean redirected) {
         if (member.shard() == mesh.index()) {
             deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
             return;
@@ -111,7 +123,7 @@ final class Router {
         var relay = covered ? null
                 : persistence.relay(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
         forward(member.shard(),
-                new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter(), relay));
+                new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter(), relay, redirected));
     }
 
     /** A message of a shared subscription whose member is gone (session ended, or moved): another member gets it. */
@@ -119,7 +131,7 @@ final class Router {
         var group = routes.sharedGroup(message.sharedFilter());
         if (group == null) return;  // nobody left in the group: the message has no subscriber
         var member = group.next(goneClientId);
-        if (member != null) sendToMember(group, member, "", message.viaShared(""), false);
+        if (member != null) sendToMember(group, member, "", message.viaShared(""), false, false);
     }
 
     /** A message for one client of this shard. */

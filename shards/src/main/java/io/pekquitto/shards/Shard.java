@@ -216,6 +216,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(ShardRequest.ResumeReading.class, this::onResumeReading)
                 .onMessage(ShardRequest.Congested.class, congested -> onCongested(congested.connection()))
                 .onMessage(ShardRequest.Relieved.class, relieved -> relieve(relieved.connection()))
+                .onMessage(ShardRequest.Available.class, available -> {
+                    subscriptions.available(available.connection(), available.availability());
+                    return this;
+                })
                 .onMessage(ShardRequest.Release.class, this::onRelease)
                 .onMessage(ShardRequest.Bounce.class, bounce -> onBounce(bounce.connection(), bounce.message()))
                 .onMessage(ShardRequest.Drained.class, drained -> finishDraining(drained.connection()))
@@ -310,6 +314,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> onRelease(ShardRequest.Release release) {
+        subscriptions.detached(release.connection());
         draining.started(release.connection(), release.clientId(), router.takeUnsent(release.connection()));
         long now = now();
         var will = release.will().map(delayed -> PendingWill.delayed(delayed.message(), delayed.delaySeconds(), now));
@@ -335,6 +340,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         var connection = stopped.connection();
         if (!connection.isServedBy(stopped.actor())) return this;  // it parked, or a later actor serves it
         relieve(connection);
+        subscriptions.detached(connection);
         router.takeUnsent(connection);
         finishDraining(connection);  // if it failed before draining: what it bounced is kept
         perform(sessions.connectionStopped(connection, now()));

@@ -62,13 +62,15 @@ final class ShardSessions {
             if (effect instanceof SessionEffect.TakeOver<ConnectionRef> takeOver) {
                 takeOver.connection().tell(Connection.TakenOver.INSTANCE);
             } else if (effect instanceof SessionEffect.Attach<ConnectionRef> attach) {
+                mesh.announce(routes.attached(attach.session().clientId()));  // its new connection takes work
                 attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));
             } else if (effect instanceof SessionEffect.AwaitPeers<ConnectionRef> await) {
                 mesh.afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
             } else if (effect instanceof SessionEffect.PublishWill<ConnectionRef> will) {
                 router.route(will.clientId(), will.will());
             } else if (effect instanceof SessionEffect.Subscribe<ConnectionRef> subscribe) {
-                mesh.announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry()).announce());
+                // A session arriving or recovered: no connection has it yet.
+                mesh.announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry(), false).announce());
             } else if (effect instanceof SessionEffect.Unsubscribe<ConnectionRef> unsubscribe) {
                 mesh.announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
             } else if (effect instanceof SessionEffect.RedeliverShared<ConnectionRef> redeliver) {

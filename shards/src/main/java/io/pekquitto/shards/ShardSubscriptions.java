@@ -6,6 +6,7 @@ import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.routes.RetainedMessages;
 import io.pekquitto.shards.routes.TopicRoutes;
+import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.session.SubscriptionEntry;
@@ -14,7 +15,8 @@ import java.util.ArrayList;
 /**
  * A shard's SUBSCRIBE and UNSUBSCRIBE: the session's subscriptions, this shard's routes and the peers'
  * (announced on the mesh), and the answer to the connection. A SUBACK waits until every peer routes the
- * new filters, so that a message published after it is never missed; retained messages follow it.
+ * new filters, so that a message published after it is never missed; retained messages follow it. And
+ * how soon a shared subscription's member here can take work, announced like its Join and Leave.
  */
 final class ShardSubscriptions {
     private final Sessions<ConnectionRef> sessions;
@@ -50,6 +52,18 @@ final class ShardSubscriptions {
             router.flushTo(subscribe.replyTo());
             subscribe.replyTo().tell(reply);
         });
+    }
+
+    /** How soon the client of this connection can take shared subscriptions' work changed. */
+    void available(ConnectionRef connection, Availability availability) {
+        var clientId = sessions.attachedClient(connection);
+        if (clientId != null) mesh.announce(routes.connectionSays(clientId, availability));
+    }
+
+    /** The connection lets its session go: as a shared member its client takes no work until a connection has it again. */
+    void detached(ConnectionRef connection) {
+        var clientId = sessions.attachedClient(connection);
+        if (clientId != null) mesh.announce(routes.detached(clientId));
     }
 
     void unsubscribe(ShardRequest.Unsubscribe unsubscribe) {

@@ -60,6 +60,11 @@ final class MeshBroker extends BrokerExtension {
         return new MeshBroker(shards);
     }
 
+    /** A broker with {@code shards} shards and {@code overrides} over the larger queue (HOCON, later keys win). */
+    static MeshBroker withShards(int shards, String overrides) {
+        return new MeshBroker(shards, "\n" + overrides);
+    }
+
     /** The same with a store on disk (in a new temporary directory), {@code durability = batch}. */
     static MeshBroker withShardsAndStore(int shards) {
         try {

@@ -23,7 +23,6 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -95,16 +94,16 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     enum ConnectTimeout implements Command { INSTANCE }
 
-    private enum CongestionTimeout implements Command { INSTANCE }
+    enum CongestionTimeout implements Command { INSTANCE }
+
+    /** Has the BUSY client acknowledged nothing for {@link DeliveryWindow#STALL_TIMEOUT}? */
+    enum AvailabilityCheck implements Command { INSTANCE }
 
     /** The parking timer ({@link Parking}). */
     enum IdleCheck implements Command { INSTANCE }
 
     /** Sent to itself as it starts parking: when it comes, everything told before has been handled. */
     enum ParkNow implements Command { INSTANCE }
-
-    /** How long a congested client may hold publishers back before it counts as stuck. */
-    static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
 
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
@@ -118,6 +117,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final String clientId;
     private final InboundPublish inbound;
     private final DeliveryWindow window;
+    private final WindowSignals signals;
     /** PUBLISH, PUBREL, SUBSCRIBE and UNSUBSCRIBE: to the shard, acknowledged (with a store, after its write). */
     private final ClientRequests requests;
     private boolean closed;
@@ -161,6 +161,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.clientId = state.clientId();
         this.inbound = state.inbound;
         this.window = state.window;
+        this.signals = new WindowSignals(window, writer, shard, self, timers, clock, environment.stats(), context.getLog());
         this.requests = new ClientRequests(environment, state, shard, self, packets);
         this.stats = environment.stats();
         this.sessionOutlivesBroker = environment.outlivesBroker(state.sessionExpiryInterval);
@@ -188,7 +189,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
         if (command == IdleCheck.INSTANCE) return onIdleCheck();
         if (command == ParkNow.INSTANCE) return onParkNow();
-        return command == CongestionTimeout.INSTANCE ? onCongestionTimeout() : Behaviors.unhandled();
+        if (command == AvailabilityCheck.INSTANCE) return availability();
+        if (command != CongestionTimeout.INSTANCE) return Behaviors.unhandled();
+        signals.congestionTimedOut(clientId);
+        return this;
     }
 
     // ---- from the handshake
@@ -204,6 +208,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         congestion(sessionPresent ? window.resume(now) : window.drain(now));
         var next = readPackets();
         writer.uncork();
+        availability();
         return next;
     }
 
@@ -223,6 +228,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         writer.cork();  // the acknowledgements of a whole chunk go out in one write
         var next = readPackets();
         writer.uncork();
+        availability();  // once per chunk: its acknowledgements may have freed the window
         return next;
     }
 
@@ -344,25 +350,20 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         for (var message : messages) congestion(window.deliver(message, now, writer.backlog()));
         congestion(window.drain(now));
         writer.uncork();
+        availability();
         return this;
     }
 
     /** Tells the shard when this client starts or stops holding publishers back. */
     private Behavior<Command> congestion(Congestion change) {
-        if (change == Congestion.CONGESTED) {
-            shard.tell(new ShardRequest.Congested(self));
-            timers.startSingleTimer(CongestionTimeout.INSTANCE, CONGESTION_TIMEOUT);
-        } else if (change == Congestion.RELIEVED) {
-            timers.cancel(CongestionTimeout.INSTANCE);
-            shard.tell(new ShardRequest.Relieved(self));
-        }
+        signals.congestion(change);
         return this;
     }
 
-    private Behavior<Command> onCongestionTimeout() {
-        getContext().getLog().debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
-        stats.congestionTimedOut();
-        return congestion(window.congestionTimedOut());
+    /** Tells the shard when how soon this client can take shared subscriptions' work changes. */
+    private Behavior<Command> availability() {
+        if (!closed) signals.availability();  // once closed, the Release tells the shard
+        return this;
     }
 
     /** The shard has applied our Release: everything it sent us before has been bounced back. */
@@ -401,6 +402,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onIdleCheck() {
+        availability();  // a backlog that drained with no packet since: ready again before it parks
         if (!closed) parking.idleCheck(state.isQuiet(packets));
         return this;
     }

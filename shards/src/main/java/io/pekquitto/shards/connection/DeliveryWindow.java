@@ -9,11 +9,13 @@ import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
 import io.pekquitto.shards.stats.ShardStats;
+import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.Predicate;
@@ -31,6 +33,13 @@ import java.util.function.Predicate;
 final class DeliveryWindow {
     /** Above this many bytes waiting for the socket, QoS 0 deliveries are dropped (a client that does not read). */
     static final long OUTBOUND_QOS0_LIMIT = 1 << 20;
+
+    /**
+     * A client whose window stays full this long without one acknowledgement counts as stalled: it gets
+     * a shared subscription's messages only when every member is stalled. A reader acknowledges within
+     * a round trip; on loopback a stuck member is found after about a window and a few messages more.
+     */
+    static final Duration STALL_TIMEOUT = Duration.ofMillis(20);
 
     /** A change of this client's congestion that the shard must hear of. */
     enum Congestion { UNCHANGED, CONGESTED, RELIEVED }
@@ -52,6 +61,10 @@ final class DeliveryWindow {
     private boolean congested;
     /** Set when a congestion timed out: no new one until the queue has drained. */
     private boolean gaveUp;
+    /** How soon it can take shared subscriptions' work, as the shard last heard ({@link #availability}). */
+    private Availability availability = Availability.READY;
+    /** When the client last acknowledged a QoS 1/2 message, or its window last filled: the broker's nanoseconds. */
+    private long progressAt;
 
     DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
                    Consumer<Packet> out, ShardStats stats) {
@@ -129,11 +142,14 @@ final class DeliveryWindow {
     }
 
     Congestion pubAck(int packetId, long now) {
-        return session.acknowledge(packetId) ? drain(now) : Congestion.UNCHANGED;
+        if (!session.acknowledge(packetId)) return Congestion.UNCHANGED;
+        progressAt = now;
+        return drain(now);
     }
 
     /** PUBREC: PUBREL next (4.3.3); an error code ends the exchange; an unknown identifier gets 0x92 (5.0). */
     Congestion pubRec(PubRec rec, long now) {
+        progressAt = now;  // the client reads
         if (rec.reason().isError()) {
             session.abandon(rec.packetId());
             return drain(now);
@@ -153,7 +169,44 @@ final class DeliveryWindow {
     }
 
     Congestion pubComp(int packetId, long now) {
-        return session.complete(packetId) ? drain(now) : Congestion.UNCHANGED;
+        if (!session.complete(packetId)) return Congestion.UNCHANGED;
+        progressAt = now;
+        return drain(now);
+    }
+
+    /**
+     * How soon the client can take a shared subscription's next message (README.md, shared
+     * subscriptions under Shards), if that changed since the shard last heard, else null. READY: its
+     * window has room. BUSY: its window is full or a message waits, but it acknowledges. STALLED: it
+     * has acknowledged nothing for {@link #STALL_TIMEOUT} while its window was full (a client that
+     * stopped reading, not a slow one: a count of waiting messages cannot tell them apart, since a
+     * reader acknowledges in bursts), or more than {@link #OUTBOUND_QOS0_LIMIT} bytes wait for its socket. Leaving BUSY takes half the
+     * window free, leaving STALLED an acknowledgement and the backlog down to half that limit: the
+     * shard hears at most one change per half a window of acknowledgements, never one per message.
+     */
+    Availability availability(long outboundBacklog, long now) {
+        var next = availabilityAt(outboundBacklog, now);
+        if (next == availability) return null;
+        if (availability == Availability.READY) progressAt = now;  // the window filled: the stall is timed from here
+        availability = next;
+        return next;
+    }
+
+    private Availability availabilityAt(long outboundBacklog, long now) {
+        int inflight = session.inflightCount();
+        int queued = session.queuedCount();
+        long backlogLimit = availability == Availability.STALLED ? OUTBOUND_QOS0_LIMIT / 2 : OUTBOUND_QOS0_LIMIT;
+        if (outboundBacklog > backlogLimit) return Availability.STALLED;
+        int roomAt = availability == Availability.READY ? receiveMaximum - 1 : receiveMaximum / 2;
+        if (queued == 0 && inflight <= roomAt) return Availability.READY;
+        boolean stalled = availability != Availability.READY && now - progressAt >= STALL_TIMEOUT.toNanos();
+        return stalled ? Availability.STALLED : Availability.BUSY;
+    }
+
+    /** How long until a BUSY client counts as stalled if it acknowledges nothing; null unless it is BUSY. */
+    Duration untilStalled(long now) {
+        if (availability != Availability.BUSY) return null;
+        return Duration.ofNanos(Math.max(0, progressAt + STALL_TIMEOUT.toNanos() - now));
     }
 
     /** A client congested this long is stuck, not slow: publishers stop waiting for it until it drains. */

@@ -1,6 +1,7 @@
 package io.pekquitto.shards.connection;
 
 import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SubscribeRequest;
@@ -52,6 +53,9 @@ public sealed interface ShardRequest extends ShardMessage {
 
     /** The connection's congestion is over (drained, or given up after a timeout). */
     record Relieved(ConnectionRef connection) implements ShardRequest {}
+
+    /** How soon the client can take shared subscriptions' work changed ({@link DeliveryWindow#availability}). */
+    record Available(ConnectionRef connection, Availability availability) implements ShardRequest {}
 
     /** The connection ended: the session goes back to the shard, with a will that waits out its delay. */
     record Release(String clientId, ConnectionRef connection, Session session,

@@ -14,10 +14,11 @@ public sealed interface Forwarded {
      * A message for the member of a shared subscription that the sending shard picked. {@code relay}: the
      * store key under which the sender wrote it, when no publisher's acknowledgement waits for the
      * destination's write (the member moved, or another member's session ended); the destination deletes
-     * it in the batch that takes the message on. Null otherwise.
+     * it in the batch that takes the message on. Null otherwise. {@code redirected}: the member's shard
+     * sent it on because the member could no longer take work; it is not sent on again for that.
      */
-    record ToMember(String publisherId, Message message, String clientId, String sharedFilter, byte[] relay)
-            implements Forwarded {}
+    record ToMember(String publisherId, Message message, String clientId, String sharedFilter, byte[] relay,
+                    boolean redirected) implements Forwarded {}
 
     /** A message for a client that followed its session to the destination (it bounced off a released connection). */
     record ToClient(String clientId, Message message) implements Forwarded {}

@@ -2,11 +2,14 @@ package io.pekquitto.shards.routes;
 
 import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.routing.SubscriptionTrie;
+import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -24,6 +27,12 @@ public final class TopicRoutes {
     private final SubscriptionTrie<String, SubscriptionEntry> local = new SubscriptionTrie<>();
     private final Interest interest = new Interest();
     private final SharedGroups shared = new SharedGroups();
+    /**
+     * Clients attached here whose connection said they are not READY (window full, not acknowledging,
+     * socket congested): a shared subscription they make now starts so. A client not attached here
+     * takes no work: it is STALLED.
+     */
+    private final Map<String, Availability> notReadyHere = new HashMap<>();
     private final RouteCache cache;
     private int self;
     private boolean[] peerScratch = new boolean[1];
@@ -77,14 +86,24 @@ public final class TopicRoutes {
         return peers;
     }
 
-    /** Adds or replaces a client's subscription to a filter, shared ({@code $share/g/f}) or not. */
+    /** A SUBSCRIBE of a client attached here: adds or replaces its subscription, shared ({@code $share/g/f}) or not. */
     public Subscribed subscribe(String clientId, String filter, SubscriptionEntry entry) {
+        return subscribe(clientId, filter, entry, true);
+    }
+
+    /**
+     * Adds or replaces a client's subscription; {@code attached}: its session has a connection here (a
+     * SUBSCRIBE), or not yet (a session that arrives or is recovered: as a member it takes no work until
+     * a connection has it, {@link #attached}).
+     */
+    public Subscribed subscribe(String clientId, String filter, SubscriptionEntry entry, boolean attached) {
         if (TopicFilter.isShared(filter)) {
             var group = TopicFilter.shareGroup(filter);
             var topicFilter = TopicFilter.sharedFilterTopic(filter);
             var existing = shared.get(group, topicFilter);
             var previous = existing == null ? null : existing.member(clientId);
-            var member = new SharedGroups.Member(clientId, self, entry);
+            var member = new SharedGroups.Member(clientId, self, entry,
+                    attached ? notReadyHere.getOrDefault(clientId, Availability.READY) : Availability.STALLED);
             shared.join(group, topicFilter, member);
             cache.invalidate(topicFilter);
             return new Subscribed(Optional.ofNullable(previous).map(SharedGroups.Member::entry),
@@ -111,6 +130,33 @@ public final class TopicRoutes {
         return interest.removeLocal(filter) ? Optional.of(new RouteChange.InterestRemoved(filter)) : Optional.empty();
     }
 
+    // ---- how soon a member can take work (SharedGroups)
+
+    /** A connection here has the client's session: it can take work until it says otherwise. */
+    public Optional<RouteChange> attached(String clientId) {
+        return connectionSays(clientId, Availability.READY);
+    }
+
+    /** The client's connection here says how soon it can take work now: what peers must hear, if it is a member. */
+    public Optional<RouteChange> connectionSays(String clientId, Availability now) {
+        if (now == Availability.READY) {
+            notReadyHere.remove(clientId);
+        } else {
+            notReadyHere.put(clientId, now);
+        }
+        return availability(clientId, now);
+    }
+
+    /** The client's connection let its session go (offline, ended or moving): it takes no work here. */
+    public Optional<RouteChange> detached(String clientId) {
+        notReadyHere.remove(clientId);
+        return availability(clientId, Availability.STALLED);
+    }
+
+    private Optional<RouteChange> availability(String clientId, Availability now) {
+        return shared.availability(clientId, self, now) ? Optional.of(new RouteChange.Available(clientId, now)) : Optional.empty();
+    }
+
     /** A change announced by a peer. */
     public void applyPeerChange(int peer, RouteChange change) {
         if (change instanceof RouteChange.InterestAdded added) {
@@ -125,6 +171,8 @@ public final class TopicRoutes {
         } else if (change instanceof RouteChange.Left left) {
             shared.leave(left.group(), left.filter(), left.clientId());
             cache.invalidate(left.filter());
+        } else if (change instanceof RouteChange.Available available) {
+            shared.availability(available.clientId(), peer, available.availability());  // routes hold the groups: nothing cached changes
         }
     }
 

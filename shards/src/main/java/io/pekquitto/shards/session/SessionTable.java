@@ -422,6 +422,10 @@ final class SessionTable<C> {
         if (owned != null) owned.session.routed(message);
     }
 
+    String attachedClient(C connection) {
+        return Optional.ofNullable(byConnection.get(connection)).filter(OwnedSession::isAttached).map(o -> o.clientId).orElse(null);
+    }
+
     boolean holds(String clientId) {
         return sessions.containsKey(clientId);
     }

@@ -254,6 +254,11 @@ public final class Sessions<C> {
         return table.connections();
     }
 
+    /** The client whose session is attached to this connection (it has the session, live or parked), or null. */
+    public String attachedClient(C connection) {
+        return table.attachedClient(connection);
+    }
+
     /** Whether a session of this client is held here. */
     public boolean holds(String clientId) {
         return table.holds(clientId);

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.SubscriptionOptions;
+import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.List;
 import java.util.Optional;
@@ -203,6 +204,50 @@ class TopicRoutesTest {
         assertEquals(Optional.of(new RouteChange.Left("g", "t", "c")), routes.unsubscribe("c", "$share/g/t"));
         assertNull(routes.sharedGroup("$share/g/t"));
         assertEquals(List.of(), routes.routeFor("t").groups());
+    }
+
+    // ---- how soon a shared member can take work (SharedGroups, issue 24)
+
+    private Availability availabilityOf(String clientId) {
+        return routes.sharedGroup("$share/g/t").member(clientId).availability();
+    }
+
+    @Test
+    void aMembersChangeIsAnnouncedOnlyWhenItChanges() {  // transitions, never per message
+        routes.joinMesh(1, 2);
+        assertEquals(Optional.empty(), routes.connectionSays("c", Availability.BUSY), "not a member: nothing to tell");
+        routes.subscribe("c", "$share/g/t", QOS1);
+        assertEquals(Availability.BUSY, availabilityOf("c"), "its connection said it was busy before it joined");
+        assertEquals(Optional.empty(), routes.connectionSays("c", Availability.BUSY));
+        assertEquals(Optional.of(new RouteChange.Available("c", Availability.STALLED)),
+                routes.connectionSays("c", Availability.STALLED));
+        assertEquals(Optional.of(new RouteChange.Available("c", Availability.READY)), routes.connectionSays("c", Availability.READY));
+    }
+
+    @Test
+    void aSessionWithoutItsConnectionJoinsStalledAndTakesWorkOnceAttached() {
+        routes.subscribe("c", "$share/g/t", QOS1, false);  // a session that arrived or was recovered
+        assertEquals(Availability.STALLED, availabilityOf("c"));
+        assertEquals(Optional.of(new RouteChange.Available("c", Availability.READY)), routes.attached("c"));
+        routes.connectionSays("c", Availability.BUSY);
+        assertEquals(Optional.of(new RouteChange.Available("c", Availability.STALLED)), routes.detached("c"));
+        routes.subscribe("c", "$share/g/u", QOS1, false);
+        assertEquals(Availability.STALLED, routes.sharedGroup("$share/g/u").member("c").availability(),
+                "its last connection's word went with it");
+    }
+
+    @Test
+    void aPeersChangeAppliesToItsMembersAndIsAnnouncedAgainAfterARestart() {
+        routes.joinMesh(0, 2);
+        routes.applyPeerChange(1, new RouteChange.Joined("g", "t", new SharedGroups.Member("p", 1, QOS1)));
+        routes.applyPeerChange(1, new RouteChange.Available("p", Availability.STALLED));
+        assertEquals(Availability.STALLED, availabilityOf("p"));
+        routes.applyPeerChange(0, new RouteChange.Available("p", Availability.READY));
+        assertEquals(Availability.STALLED, availabilityOf("p"), "only the member's shard is believed");
+        routes.subscribe("c", "$share/g/t", QOS1);
+        routes.connectionSays("c", Availability.BUSY);
+        assertEquals(List.of(new RouteChange.Joined("g", "t", new SharedGroups.Member("c", 0, QOS1, Availability.BUSY))),
+                routes.announcements(), "a restarted peer learns it with the membership");
     }
 
     @Test
