@@ -89,11 +89,7 @@ class ConnectionParkingTest {
     }
 
     private List<Packet> awaitPackets(int count) {
-        return testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
-            var packets = transport.packets(ProtocolVersion.MQTT_5);
-            assertEquals(count, packets.size(), packets::toString);
-            return packets;
-        });
+        return transport.awaitPackets(testKit, ProtocolVersion.MQTT_5, count);
     }
 
     private void expectParked() {

@@ -105,18 +105,11 @@ class ConnectionStoreFailureTest {
     }
 
     private List<Packet> awaitPackets(int count) {
-        return testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
-            var packets = transport.packets(version);
-            assertEquals(count, packets.size(), packets::toString);
-            return packets;
-        });
+        return transport.awaitPackets(testKit, version, count);
     }
 
     private void awaitClosed() {
-        testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
-            assertTrue(transport.closed.get(), "closed");
-            return null;
-        });
+        transport.awaitClosed(testKit);
     }
 
     private static void assertRefused(Packet packet, int packetId) {

@@ -76,19 +76,11 @@ class ConnectionTimersTest {
     }
 
     private List<Packet> awaitPackets(int count) {
-        var probe = testKit.createTestProbe();
-        return probe.awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
-            var packets = transport.packets(ProtocolVersion.MQTT_5);
-            assertEquals(count, packets.size(), packets::toString);
-            return packets;
-        });
+        return transport.awaitPackets(testKit, ProtocolVersion.MQTT_5, count);
     }
 
     private void awaitClosed() {
-        testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
-            assertTrue(transport.closed.get(), "closed");
-            return null;
-        });
+        transport.awaitClosed(testKit);
     }
 
     /**

@@ -52,6 +52,23 @@ final class FakeTransport implements Transport {
         return assertInstanceOf(ConnAck.class, packets.get(0));
     }
 
+    /** Waits (up to 3 s) until {@code count} packets are written, read as {@code version} reads them; returns them. */
+    List<Packet> awaitPackets(ActorTestKit testKit, ProtocolVersion version, int count) {
+        return testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
+            var packets = packets(version);
+            assertEquals(count, packets.size(), packets::toString);
+            return packets;
+        });
+    }
+
+    /** Waits (up to 3 s) until the connection has closed the transport. */
+    void awaitClosed(ActorTestKit testKit) {
+        testKit.createTestProbe().awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(2), () -> {
+            assertTrue(closed.get(), "closed");
+            return null;
+        });
+    }
+
     /** The packets written so far, decoded as the given version would read them. */
     synchronized List<Packet> packets(ProtocolVersion version) {
         var reader = new PacketReader(Integer.MAX_VALUE, version);
