@@ -52,8 +52,8 @@ class ShardTimersTest {
     @BeforeEach
     void start() {
         testKit = clock.testKit();
-        shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), Security.OPEN, java.util.Optional.empty(), io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher",
-                new AtomicReference<>(), new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
+        shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), Security.OPEN, java.util.Optional.empty(),
+                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", new AtomicReference<>(), new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
         shard.tell(new Shard.Peers(0, List.of(shard)));
     }
 

@@ -48,7 +48,8 @@ class ConnectionProperties {
     @BeforeContainer
     static void start() {
         testKit = ActorTestKit.create();
-        shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, java.util.Optional.empty(), io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", new AtomicReference<>(),
+        shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, java.util.Optional.empty(),
+                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", new AtomicReference<>(),
                 new ShardCounts(1), System::nanoTime, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
     }
 
