@@ -63,6 +63,8 @@ final class ShardSessions {
                 takeOver.connection().tell(Connection.TakenOver.INSTANCE);
             } else if (effect instanceof SessionEffect.Attach<ConnectionRef> attach) {
                 attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));
+            } else if (effect instanceof SessionEffect.Refuse<ConnectionRef> refuse) {
+                refuse.connection().tell(new Connection.Refused(refuse.reason(), refuse.why()));
             } else if (effect instanceof SessionEffect.AwaitPeers<ConnectionRef> await) {
                 mesh.afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
             } else if (effect instanceof SessionEffect.PublishWill<ConnectionRef> will) {

@@ -236,6 +236,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
                 .onMessage(Connection.Deliver.class, this::onDeliver)
                 .onMessage(Connection.AcknowledgementsWritten.class, this::onAcknowledgementsWritten)
                 .onMessage(Connection.Attached.class, this::onAttached)
+                .onMessage(Connection.Refused.class, this::onRefused)
                 .onMessage(Connection.Subscribed.class, this::onSubscribed)
                 .onMessage(Connection.Unsubscribed.class, this::onUnsubscribed)
                 .onMessageEquals(Connection.TakenOver.INSTANCE, this::onTakenOver)
@@ -265,6 +266,13 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         getContext().getLog().debug("[{}] in-process client connected (session present {})", clientId, attached.sessionPresent());
         replyTo.tell(new Connected(client, clientId, attached.sessionPresent()));
         return tell(window.resume(now()));
+    }
+
+    /** The shard has no session for us (the memory budget has no room for a new persistent one). */
+    private Behavior<Object> onRefused(Connection.Refused refused) {
+        getContext().getLog().debug("[{}] in-process connect refused: [{}] {}", clientId, refused.reason(), refused.why());
+        replyTo.tell(new Refused(refused.reason(), refused.why()));
+        return Behaviors.stopped();
     }
 
     /** [MQTT-3.1.4-3] another connection claimed the client id: the will is published, as for a socket client. */

@@ -42,8 +42,9 @@ import org.apache.pekko.util.ByteString;
  * client's {@link Session}. It lives on its shard's thread, reads packets from its {@link Transport},
  * asks its shard ({@link ShardRequest}, through {@link ClientRequests}) to route and subscribe, and writes
  * what the rules answer. The rules live in plain classes it owns: {@link KeepAlive}, {@link InboundPublish},
- * {@link SubscribeChecks}, {@link DeliveryWindow}, {@link OutboundGate}, {@link PacketWriter}. Before the CONNACK, {@link ConnectionHandshake} serves the
- * connection; this actor starts from the {@link Established} state it hands over.
+ * {@link SubscribeChecks}, {@link DeliveryWindow}, {@link OutboundGate}, {@link PacketWriter}, and
+ * {@link SlowClient} (congestion, and the memory budget's 0x97). Before the CONNACK, {@link ConnectionHandshake}
+ * serves the connection; this actor starts from the {@link Established} state it hands over.
  *
  * <p>A connection that has been quiet for {@code parking.idle-grace} parks: its actor stops and its
  * {@link ConnectionRef} keeps the {@link Established} state; the next command resumes it in a new actor
@@ -65,6 +66,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     /** From the shard: the session this connection now serves. */
     public record Attached(boolean sessionPresent, Session session) implements Command {}
+
+    /** From the shard: no session for this CONNECT (a new persistent session past the memory budget): CONNACK with this reason. */
+    public record Refused(ReasonCode reason, String why) implements Command {}
 
     /** From the shard: messages for this client, in order, QoS and retain decided; one socket write. */
     public record Deliver(List<Message> messages) implements Command {}
@@ -92,16 +96,14 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     enum ConnectTimeout implements Command { INSTANCE }
 
-    private enum CongestionTimeout implements Command { INSTANCE }
+    /** The timers of {@link SlowClient}: a congestion that lasts; the memory check. */
+    enum SlowClientTimer implements Command { CONGESTION_TIMEOUT, MEMORY_CHECK }
 
     /** The parking timer ({@link Parking}). */
     enum IdleCheck implements Command { INSTANCE }
 
     /** Sent to itself as it starts parking: when it comes, everything told before has been handled. */
     enum ParkNow implements Command { INSTANCE }
-
-    /** How long a congested client may hold publishers back before it counts as stuck. */
-    static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
 
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
@@ -124,6 +126,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final ShardStats stats;
     /** A persistent session kept in a durable store: it is there again after a restart. */
     private final boolean sessionOutlivesBroker;
+    private final SlowClient slow;
 
     /** A new connection accepted by {@code listener}: the handshake first ({@link ConnectionHandshake}). */
     public static Behavior<Command> create(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
@@ -162,6 +165,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.stats = environment.stats();
         this.sessionOutlivesBroker = environment.outlivesBroker(state.sessionExpiryInterval);
         this.parking = new Parking(settings.parking(), timers, clock, self, context.getSelf(), shard);
+        this.slow = new SlowClient(environment, window, writer, shard, self, timers);
     }
 
     @Override
@@ -183,8 +187,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
         if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
         if (command == IdleCheck.INSTANCE) return onIdleCheck();
-        if (command == ParkNow.INSTANCE) return onParkNow();
-        return command == CongestionTimeout.INSTANCE ? onCongestionTimeout() : Behaviors.unhandled();
+        if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, isQuiet()) ? Behaviors.stopped() : this;
+        if (command == SlowClientTimer.MEMORY_CHECK) return closed ? this : quotaExceeded(slow.memoryCheck(clock.getAsLong()));
+        if (command == SlowClientTimer.CONGESTION_TIMEOUT) slow.congestionTimedOut(getContext().getLog(), clientId);
+        return command instanceof SlowClientTimer ? this : Behaviors.unhandled();
     }
 
     // ---- from the handshake
@@ -200,6 +206,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         congestion(sessionPresent ? window.resume(now) : window.drain(now));
         var next = readPackets();
         writer.uncork();
+        slow.account();
         return next;
     }
 
@@ -219,6 +226,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         writer.cork();  // the acknowledgements of a whole chunk go out in one write
         var next = readPackets();
         writer.uncork();
+        slow.account();
         return next;
     }
 
@@ -291,6 +299,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         writer.cork();
         if (state.gate != null) state.gate.written(written.count());
         writer.uncork();
+        slow.account();
         return this;
     }
 
@@ -337,25 +346,22 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         long now = clock.getAsLong();
         for (var message : messages) congestion(window.deliver(message, now, writer.backlog()));
         writer.uncork();
+        slow.account();
         return this;
     }
 
-    /** Tells the shard when this client starts or stops holding publishers back. */
     private Behavior<Command> congestion(Congestion change) {
-        if (change == Congestion.CONGESTED) {
-            shard.tell(new ShardRequest.Congested(self));
-            timers.startSingleTimer(CongestionTimeout.INSTANCE, CONGESTION_TIMEOUT);
-        } else if (change == Congestion.RELIEVED) {
-            timers.cancel(CongestionTimeout.INSTANCE);
-            shard.tell(new ShardRequest.Relieved(self));
-        }
+        slow.congestion(change);
         return this;
     }
 
-    private Behavior<Command> onCongestionTimeout() {
-        getContext().getLog().debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
-        stats.congestionTimedOut();
-        return congestion(window.congestionTimedOut());
+    /** Quota exceeded, if {@code why} is not null: what the client held is let go, and it is disconnected with 0x97. */
+    private Behavior<Command> quotaExceeded(String why) {
+        if (why == null) return this;
+        slow.letGo(state.sessionExpiryInterval);
+        // A client with bytes still waiting for its socket could not read the DISCONNECT behind them: cut it.
+        if (writer.backlog() > 0) state.transport.abort();
+        return disconnect(ReasonCode.QUOTA_EXCEEDED, why);
     }
 
     /** The shard has applied our Release: everything it sent us before has been bounced back. */
@@ -398,10 +404,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return this;
     }
 
-    private Behavior<Command> onParkNow() {
-        return parking.parkNow(state, closed, isQuiet()) ? Behaviors.stopped() : this;
-    }
-
     private boolean isQuiet() {
         return window.isQuiet() && writer.backlog() == 0 && !packets.hasPartialPacket()
                 && (state.gate == null || state.gate.isEmpty());
@@ -427,7 +429,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> release(boolean publishWill) {
-        congestion(window.close());
+        slow.close();
         var lastWill = publishWill ? LastWill.of(state.will, state.version, clock.getAsLong()) : Optional.<ShardRequest.DelayedWill>empty();
         lastWill.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(clientId, w.message())));
         // A delayed will goes with the session: the shard publishes it after the delay or when the

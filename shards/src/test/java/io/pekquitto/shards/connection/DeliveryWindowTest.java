@@ -23,6 +23,7 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.MemoryFigures;
 import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -230,7 +231,7 @@ class DeliveryWindowTest {
         var window = window(10);
         window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT + 1);
         assertTrue(sent.isEmpty());
-        assertEquals(1, stats.figures(0, null).publishDropped());
+        assertEquals(1, stats.figures(0, null, MemoryFigures.NONE).publishDropped());
         window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT);
         assertEquals(1, publishes().size());
     }
@@ -245,7 +246,7 @@ class DeliveryWindowTest {
         window.pubAck(publishes().get(1).packetId(), NOW + 10);                                        // then sent
 
         assertEquals(List.of(3L, 5L, 10L), latencies);
-        assertEquals(1, stats.figures(0, null).publishDropped());
+        assertEquals(1, stats.figures(0, null, MemoryFigures.NONE).publishDropped());
     }
 
     @Test

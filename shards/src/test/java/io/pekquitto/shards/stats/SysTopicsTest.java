@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class SysTopicsTest {
     private static ShardFigures shard(int index, int connections, int offline, long publishReceived, long dropped) {
         var gauges = new ShardFigures.Gauges(connections, 1, connections + offline, offline, 3, 4, 2, 1, dropped, 7, 0);
-        return new ShardFigures(index, 100, 200, 1000, 2000, publishReceived, 8, 50, 60, 0, 0, 5, gauges);
+        return new ShardFigures(index, 100, 200, 1000, 2000, publishReceived, 8, 50, 60, 0, 0, 5, gauges, MemoryFigures.NONE);
     }
 
     private static BrokerFigures figures(long uptime, long publishReceived) {

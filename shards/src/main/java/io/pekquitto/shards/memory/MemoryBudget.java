@@ -1,0 +1,151 @@
+package io.pekquitto.shards.memory;
+
+import io.pekquitto.shards.stats.MemoryFigures;
+
+/**
+ * The heap one shard's clients may fill (README, "Memory budgets"). What they hold counts against it:
+ * the payload bytes of session queues in the heap and of messages in flight, the bytes waiting for
+ * each client's socket, the shard's part of the retained messages, and an estimate per session held.
+ * Each shard has an equal part of {@code memory.budget}, and each client a share of it
+ * ({@code max-queued-bytes}). Past them a message is spilled to the store or dropped, a new persistent
+ * session is refused and a new retained message is not retained; past the high-water mark, a client
+ * holding more than its fair share for longer than the grace is disconnected ({@link OverShare}).
+ *
+ * <p>A payload several subscribers share is counted once for each of them: conservative, since the
+ * heap holds it once. Like {@code PartialPacketBudget}, it is used on the shard's thread only, so its
+ * counts are plain fields; a limit of 0 counts without refusing anything ({@code memory.budget = 0}).
+ */
+public final class MemoryBudget {
+    /**
+     * What a session costs the heap with nothing queued: heap histograms of a broker holding 10,000 and
+     * 100,000 offline persistent sessions with one subscription each, store on, gave 1,400 and 1,314
+     * bytes each (BENCHMARKS.md, "Memory budgets"): the session and its queue, its subscription in the
+     * session and in the trie, its client id, its entries in the shard's maps.
+     */
+    public static final long SESSION_COST = 1_400;
+
+    /** Counts nothing and refuses nothing: for a session on its way between shards, and for tests. */
+    public static final MemoryBudget NONE = new MemoryBudget(0, 0, false);
+
+    private final long limit;
+    private final long share;
+    private final boolean counts;
+    /** Bytes held by clients (queues in the heap, in flight, waiting for sockets) and retained messages. */
+    private long held;
+    private int sessions;
+    /** Clients holding any byte now: the fair share is the budget divided among them. */
+    private int holders;
+    private long dropped;
+    private long disconnected;
+    private long sessionsRefused;
+    private long retainedRefused;
+
+    /**
+     * @param limit the bytes this shard may hold, 0 for no limit (then it only counts)
+     * @param share the bytes one client may hold, 0 for no share (the shard's budget alone applies)
+     */
+    public MemoryBudget(long limit, long share) {
+        this(limit, share, true);
+    }
+
+    private MemoryBudget(long limit, long share, boolean counts) {
+        if (limit < 0 || share < 0) throw new IllegalArgumentException("memory budget " + limit + ", share " + share);
+        this.limit = limit;
+        this.share = share;
+        this.counts = counts;
+    }
+
+    /** The bytes this shard may hold; 0 when it has no limit. */
+    public long limit() {
+        return limit;
+    }
+
+    /** The bytes one client may hold; 0 when there is no share. */
+    public long share() {
+        return share;
+    }
+
+    /** Everything counted now: what clients and retained messages hold, and the sessions' estimate. */
+    public long used() {
+        return held + sessions * SESSION_COST;
+    }
+
+    /** Whether {@code bytes} more fit in the shard's budget. */
+    public boolean hasRoomFor(long bytes) {
+        return limit == 0 || used() + bytes <= limit;
+    }
+
+    /**
+     * Whether a client holding {@code clientHolds} may take {@code bytes} more: within its share (a client
+     * that holds nothing may take one message however large, or it could never get one) and within
+     * the shard's budget.
+     */
+    public boolean mayTake(long clientHolds, long bytes) {
+        if (share > 0 && clientHolds > 0 && clientHolds + bytes > share) return false;
+        return hasRoomFor(bytes);
+    }
+
+    /** How many more bytes a client holding {@code clientHolds} may take: what is left of its share and of the budget. */
+    public long roomFor(long clientHolds) {
+        long room = Long.MAX_VALUE;
+        if (share > 0) room = share - clientHolds;
+        if (limit > 0) room = Math.min(room, limit - used());
+        return Math.max(0, room);
+    }
+
+    /** Past nine tenths of the budget: clients over their fair share are disconnected once the grace is over. */
+    public boolean isPastHighWater() {
+        return limit > 0 && used() > limit - limit / 10;
+    }
+
+    /** The budget divided among the clients holding bytes, and at most a client's share. */
+    public long fairShare() {
+        long fair = limit / Math.max(1, holders);
+        return share > 0 ? Math.min(share, fair) : fair;
+    }
+
+    /** A client now holds {@code now} bytes where it held {@code before}. */
+    public void held(long before, long now) {
+        if (!counts || before == now) return;
+        held += now - before;
+        if (before == 0) {
+            holders++;
+        } else if (now == 0) {
+            holders--;
+        }
+    }
+
+    /** Bytes held by no client: the shard's part of the retained messages. */
+    public void shared(long delta) {
+        if (counts) held += delta;
+    }
+
+    /** The shard now holds {@code count} sessions, each costing {@link #SESSION_COST}. */
+    public void sessions(int count) {
+        if (counts) sessions = count;
+    }
+
+    /** Messages a client did not get because the budget or its share had no room for them. */
+    public void dropped(long messages) {
+        if (counts) dropped += messages;
+    }
+
+    /** A client was disconnected for holding more than its fair share too long (0x97). */
+    public void disconnected() {
+        if (counts) disconnected++;
+    }
+
+    /** A CONNECT that would have made a new persistent session was refused (0x97). */
+    public void sessionRefused() {
+        if (counts) sessionsRefused++;
+    }
+
+    /** A retained message was not retained. */
+    public void retainedRefused() {
+        if (counts) retainedRefused++;
+    }
+
+    public MemoryFigures figures() {
+        return new MemoryFigures(used(), limit, dropped, disconnected, sessionsRefused, retainedRefused);
+    }
+}

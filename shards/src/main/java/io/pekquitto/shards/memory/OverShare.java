@@ -1,0 +1,44 @@
+package io.pekquitto.shards.memory;
+
+import java.time.Duration;
+
+/**
+ * Whether a client has held more than its fair share for too long (README, "Memory budgets"). While its
+ * shard is past the high-water mark of its budget, a client holding more than the fair share
+ * ({@link MemoryBudget#fairShare()}) is over; once it has been over for longer than
+ * {@code memory.over-share-grace}, its connection is closed with 0x97 Quota exceeded, as EMQX closes a
+ * connection past its heap limit ({@code force_shutdown}). A client that drops back under, or a shard
+ * back under its high-water mark, starts the grace again. One per connection; time is passed in.
+ */
+public final class OverShare {
+    private final long graceNanos;
+    private boolean over;
+    /** Since when the client has been over, while it is. */
+    private long overSince;
+
+    public OverShare(Duration grace) {
+        this.graceNanos = grace.toNanos();
+    }
+
+    /**
+     * The client holds {@code clientHolds} at {@code now}.
+     *
+     * @return true once it has been over its fair share for longer than the grace: disconnect it
+     */
+    public boolean isOverTooLong(MemoryBudget budget, long clientHolds, long now) {
+        if (!budget.isPastHighWater() || clientHolds <= budget.fairShare()) {
+            over = false;
+            return false;
+        }
+        if (!over) {
+            over = true;
+            overSince = now;
+        }
+        return now - overSince >= graceNanos;
+    }
+
+    /** How long the client has been over, in nanoseconds (0 when it is not). */
+    public long overFor(long now) {
+        return over ? now - overSince : 0;
+    }
+}
