@@ -58,4 +58,22 @@ class SysTopicsTest {
         assertEquals(3600 * (1 - Math.exp(-10.0 / 60)), oneMinute, 0.01);
         assertTrue(fifteen > 0 && fifteen < oneMinute, "the longer window moves slower");
     }
+
+    @Test
+    void theMemoryBudgetsAreSummedOverTheShardsAndShownPerShard() {
+        var gauges = new ShardFigures.Gauges(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        var one = new ShardFigures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, gauges, new MemoryFigures(300, 1000, 7, 1, 2, 3));
+        var two = new ShardFigures(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, gauges, new MemoryFigures(500, 1000, 1, 0, 0, 0));
+        var topics = new SysTopics("1.0").changed(new BrokerFigures(1, List.of(one, two), 0, 0, 0, 0, 0), 10);
+
+        assertEquals("800", topics.get("$SYS/broker/memory/used"));
+        assertEquals("2000", topics.get("$SYS/broker/memory/budget"));
+        assertEquals("8", topics.get("$SYS/broker/memory/dropped"));
+        assertEquals("8", topics.get("$SYS/broker/publish/messages/dropped"), "every drop counts in Mosquitto's figure too");
+        assertEquals("1", topics.get("$SYS/broker/memory/disconnected"));
+        assertEquals("2", topics.get("$SYS/broker/memory/sessions-refused"));
+        assertEquals("3", topics.get("$SYS/broker/memory/retained-refused"));
+        assertEquals("500", topics.get("$SYS/broker/shards/1/memory/used"));
+        assertEquals("1000", topics.get("$SYS/broker/shards/1/memory/budget"));
+    }
 }
