@@ -6,7 +6,7 @@ import io.pekquitto.shards.stats.MemoryFigures;
  * The heap one shard's clients may fill (README, "Memory budgets"). What they hold counts against it:
  * the payload bytes of session queues in the heap and of messages in flight, the bytes waiting for
  * each client's socket, the shard's part of the retained messages, and an estimate per session held.
- * Each shard has an equal part of {@code memory.budget}, and each client a share of it
+ * A message counts its payload and {@link #MESSAGE_OVERHEAD}. Each shard has an equal part of {@code memory.budget}, and each client a share of it
  * ({@code max-queued-bytes}). Past them a message is spilled to the store or dropped, a new persistent
  * session is refused and a new retained message is not retained; past the high-water mark, a client
  * holding more than its fair share for longer than the grace is disconnected ({@link OverShare}).
@@ -23,6 +23,13 @@ public final class MemoryBudget {
      * session and in the trie, its client id, its entries in the shard's maps.
      */
     public static final long SESSION_COST = 1_400;
+
+    /**
+     * What a message held for a client costs the heap besides its payload: the message itself (topic,
+     * properties, payload wrapper) and its place in the queue or the in-flight window, about 90 bytes
+     * measured by their fields; counted once per client, like the payload.
+     */
+    public static final int MESSAGE_OVERHEAD = 96;
 
     /** Counts nothing and refuses nothing: for a session on its way between shards, and for tests. */
     public static final MemoryBudget NONE = new MemoryBudget(0, 0, false);

@@ -3,6 +3,7 @@ package io.pekquitto.shards.session;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PubRel;
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.memory.MemoryBudget;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -13,7 +14,7 @@ import java.util.function.Predicate;
 
 /**
  * A session's outgoing QoS 1/2 messages awaiting PUBACK, PUBREC or PUBCOMP, by packet identifier in send
- * order, and their payload bytes (which the memory budget counts). It hands out the packet identifiers:
+ * order, and what they hold in the heap (which the memory budget counts). It hands out the packet identifiers:
  * non-zero ([MQTT-2.2.1-3]), cycling through 1..65535 and skipping those still in use ([MQTT-2.2.1-4]:
  * reusable only once the exchange has completed). The caller asks only while it has a free in-flight
  * slot, and the window is at most 65,535, so a free identifier always exists.
@@ -114,8 +115,8 @@ final class InflightMessages {
         return byPacketId.size();
     }
 
-    /** Their payload bytes. */
+    /** What they hold in the heap: their payloads, and each its own objects ({@link MemoryBudget#MESSAGE_OVERHEAD}). */
     long bytes() {
-        return bytes;
+        return bytes + (long) byPacketId.size() * MemoryBudget.MESSAGE_OVERHEAD;
     }
 }

@@ -1,6 +1,7 @@
 package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.memory.MemoryBudget;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Iterator;
@@ -32,8 +33,8 @@ final class QueuedMessages {
     private ArrayDeque<Queued> inMemory;
     /** Payload bytes of every queued message, in memory and spilled. */
     private long bytes;
-    /** Payload bytes of those in memory: what the queue holds in the heap. */
-    private long heapBytes;
+    /** Payload bytes of those in memory. */
+    private long heapPayload;
     private Spilled spilled;
 
     /** Queued messages, in memory and spilled. */
@@ -50,9 +51,9 @@ final class QueuedMessages {
         return bytes;
     }
 
-    /** The payload bytes of the messages in memory. */
+    /** What the messages in memory hold in the heap: their payloads, and each its own objects ({@link MemoryBudget#MESSAGE_OVERHEAD}). */
     long heapBytes() {
-        return heapBytes;
+        return heapPayload + (long) inMemorySize() * MemoryBudget.MESSAGE_OVERHEAD;
     }
 
 
@@ -73,7 +74,7 @@ final class QueuedMessages {
         if (inMemory == null) inMemory = new ArrayDeque<>(2);
         inMemory.add(new Queued(message, seq));
         bytes += message.payload().length();
-        heapBytes += message.payload().length();
+        heapPayload += message.payload().length();
     }
 
     /** A message journaled under {@code seq} waits there alone. */
@@ -93,7 +94,7 @@ final class QueuedMessages {
         var queued = inMemory == null ? null : inMemory.poll();
         if (queued != null) {
             bytes -= queued.message().payload().length();
-            heapBytes -= queued.message().payload().length();
+            heapPayload -= queued.message().payload().length();
         }
         return queued;
     }
@@ -114,7 +115,7 @@ final class QueuedMessages {
      * that a client that reads is never left waiting on a budget others fill.
      */
     int toReadBack(int window, long room, boolean holdsNothing) {
-        long average = spilled() == 0 ? 1 : Math.max(1, (bytes - heapBytes) / spilled());
+        long average = (spilled() == 0 ? 0 : (bytes - heapPayload) / spilled()) + MemoryBudget.MESSAGE_OVERHEAD;
         int affordable = (int) Math.min(roomIn(window), room / average);
         return affordable == 0 && holdsNothing ? 1 : affordable;
     }
@@ -139,13 +140,13 @@ final class QueuedMessages {
             } else {
                 if (inMemory == null) inMemory = new ArrayDeque<>(count);
                 inMemory.add(new Queued(message, stored.seq()));
-                heapBytes += message.payload().length();
+                heapPayload += message.payload().length();
             }
         }
         if (read.size() < count) {
             // The journal holds fewer than were counted (it was damaged): what it holds is what is left.
             spilled.count = 0;
-            bytes = heapBytes;
+            bytes = heapPayload;
         }
     }
 
@@ -157,7 +158,7 @@ final class QueuedMessages {
             if (test.test(queued)) {
                 it.remove();
                 bytes -= queued.message().payload().length();
-                heapBytes -= queued.message().payload().length();
+                heapPayload -= queued.message().payload().length();
                 removed.accept(queued);
             }
         }
@@ -181,7 +182,7 @@ final class QueuedMessages {
             }
         }
         inMemory.clear();
-        heapBytes = 0;
+        heapPayload = 0;
     }
 
     /** The spilled QoS 0 messages journaled before {@code seq} are dropped as they are read back. */

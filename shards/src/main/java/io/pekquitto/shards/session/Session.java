@@ -199,7 +199,7 @@ public final class Session {
             forget(takeRouted(message), false);  // journaled only if it was routed to the connection
             return Queueing.FULL;
         }
-        boolean inHeap = memory.mayTake(held(), size);
+        boolean inHeap = memory.mayTake(held(), size + MemoryBudget.MESSAGE_OVERHEAD);
         if (!inHeap && (kept == null || (qos0 && !offline))) {
             droppedMessages++;
             memory.dropped(1);
@@ -279,12 +279,10 @@ public final class Session {
 
     // ---- in flight
 
-    /**
-     * Whether a new QoS 1/2 message may go straight out, or must queue behind others: nothing queued, room
-     * in flight, and room for it in the client's share and the shard's budget.
-     */
+    /** Whether a new QoS 1/2 message may go straight out: nothing queued, room in flight, in its share and the budget. */
     public boolean canSendNow(int receiveMaximum, Message message) {
-        return queue.isEmpty() && inflight.size() < receiveMaximum && memory.mayTake(held(), message.payload().length());
+        return queue.isEmpty() && inflight.size() < receiveMaximum
+                && memory.mayTake(held(), message.payload().length() + MemoryBudget.MESSAGE_OVERHEAD);
     }
 
     /** Puts a QoS 1/2 message in flight and returns its PUBLISH. */
@@ -434,7 +432,7 @@ public final class Session {
         if (kept != null) kept.nextSeq = Math.max(kept.nextSeq, seq + 1);
         if (packetId != 0) {
             inflight.restore(packetId, message, released, seq);
-        } else if (kept != null && (queue.mustSpill(kept.window()) || !mayTake(message.payload().length()))) {
+        } else if (kept != null && (queue.mustSpill(kept.window()) || !mayTake(message.payload().length() + MemoryBudget.MESSAGE_OVERHEAD))) {
             queue.spill(message, seq);  // read back as the queue drains
         } else {
             queue.add(message, seq);

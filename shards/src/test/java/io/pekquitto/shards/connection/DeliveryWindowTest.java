@@ -376,7 +376,7 @@ class DeliveryWindowTest {
     void whatWaitsForTheSocketCountsAsTheClients() {
         var window = budgeted(10, DEFAULTS, new long[1]);
         window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(100)), NOW, 700);
-        assertEquals(800, counted.held(), "in flight 100, waiting for the socket 700");
+        assertEquals(800 + MemoryBudget.MESSAGE_OVERHEAD, counted.held(), "in flight 100 and the message's own objects, waiting for the socket 700");
         window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(300)), NOW, 700);
         assertEquals(1, publishes().size(), "neither in flight nor queued: past its share");
         assertEquals(1, budget.figures().dropped());
@@ -400,9 +400,10 @@ class DeliveryWindowTest {
     void theThrottlePolicySignalsCongestionAtHalfTheClientsShare() {
         var settings = BrokerSettings.parse("slow-subscriber-policy = throttle");
         var window = budgeted(1, settings, new long[1]);
-        assertEquals(UNCHANGED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(300)), NOW, 0));  // in flight
-        assertEquals(UNCHANGED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(100)), NOW, 0));  // 400 held
-        assertEquals(CONGESTED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(100)), NOW, 0), "500: half its share");
+        // Each message costs its payload and MESSAGE_OVERHEAD (96).
+        assertEquals(UNCHANGED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(300)), NOW, 0));  // in flight: 396
+        assertEquals(UNCHANGED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(4)), NOW, 0));  // 496 held
+        assertEquals(CONGESTED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(4)), NOW, 0), "596: past half its share");
         assertEquals(2, counted.queuedCount(), "two messages queue: far from max-queued-messages");
     }
 }

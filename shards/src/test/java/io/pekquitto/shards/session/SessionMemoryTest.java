@@ -24,8 +24,9 @@ class SessionMemoryTest {
     private final Session session = new Session("c", 1000, 0, false, budget);
     private final List<Publish> sent = new ArrayList<>();
 
+    /** A message that costs the heap {@code bytes}: its payload and {@link MemoryBudget#MESSAGE_OVERHEAD}. */
     private static Message message(int bytes, QoS qos) {
-        return Message.received("t", Binary.of(new byte[bytes]), qos, false, Properties.NONE, 0);
+        return Message.received("t", Binary.of(new byte[bytes - MemoryBudget.MESSAGE_OVERHEAD]), qos, false, Properties.NONE, 0);
     }
 
     @Test
@@ -63,8 +64,8 @@ class SessionMemoryTest {
     void aClientThatHoldsNothingGetsOneMessageLargerThanItsShare() {
         assertTrue(session.canSendNow(20, message(5_000, QoS.AT_LEAST_ONCE)));
         session.startFlight(message(5_000, QoS.AT_LEAST_ONCE), 0);
-        assertFalse(session.canSendNow(20, message(1, QoS.AT_LEAST_ONCE)), "no more while it holds it");
-        assertEquals(Queueing.OVER_BUDGET, session.offer(message(1, QoS.AT_LEAST_ONCE), false, false));
+        assertFalse(session.canSendNow(20, message(MemoryBudget.MESSAGE_OVERHEAD + 1, QoS.AT_LEAST_ONCE)), "no more while it holds it");
+        assertEquals(Queueing.OVER_BUDGET, session.offer(message(MemoryBudget.MESSAGE_OVERHEAD + 1, QoS.AT_LEAST_ONCE), false, false));
     }
 
     @Test
@@ -81,9 +82,9 @@ class SessionMemoryTest {
     @Test
     void aQueuedMessageGoesOutOnlyWhileTheBacklogLeavesRoomForItsCopy() {
         for (int i = 0; i < 3; i++) session.enqueue(message(300, QoS.AT_LEAST_ONCE), false);
-        session.backlog(500);
+        session.backlog(600);
         session.drain(20, 0, sent::add);
-        assertEquals(1, sent.size(), "500 waiting + 300 fits in 1,000; another 300 does not");
+        assertEquals(1, sent.size(), "600 waiting and a copy of 204 fits in 1,000; another does not");
         session.backlog(0);
         session.drain(20, 0, sent::add);
         assertEquals(3, sent.size(), "a client that reads gets them: what this drain sends counts as waiting");
@@ -110,7 +111,7 @@ class SessionMemoryTest {
         assertEquals(100, other.used());
         session.leaveMemory();
         assertEquals(0, other.used());
-        session.enqueue(message(50, QoS.AT_LEAST_ONCE), false);
+        session.enqueue(message(150, QoS.AT_LEAST_ONCE), false);
         assertEquals(0, other.used(), "on its way between shards it counts nowhere");
     }
 
@@ -119,8 +120,8 @@ class SessionMemoryTest {
         session.enqueue(message(100, QoS.AT_LEAST_ONCE), false);
         var fresh = session.emptied();
         assertEquals(0, budget.used());
-        fresh.enqueue(message(70, QoS.AT_LEAST_ONCE), false);
-        assertEquals(70, budget.used(), "the fresh one counts against the same budget");
+        fresh.enqueue(message(170, QoS.AT_LEAST_ONCE), false);
+        assertEquals(170, budget.used(), "the fresh one counts against the same budget");
     }
 
     @Test

@@ -88,7 +88,7 @@ class SessionsMemoryTest {
     void aSessionThatEndsNoLongerCounts() {
         var session = attached(connect("c", true, 0));
         session.enqueue(Message.received("t", Binary.of(new byte[300]), QoS.AT_LEAST_ONCE, false, Properties.NONE, T0), false);
-        assertEquals(MemoryBudget.SESSION_COST + 300, budget.used());
+        assertEquals(MemoryBudget.SESSION_COST + 300 + MemoryBudget.MESSAGE_OVERHEAD, budget.used());
         disconnect("c", session, 0);  // expiry 0: it ends with the connection
         assertEquals(0, budget.used());
     }
@@ -106,11 +106,11 @@ class SessionsMemoryTest {
         var session = attached(across(shards, 0, shards.get(0).connect("mover", "first", true, 3600)));
         session.enqueue(Message.received("t", Binary.of(new byte[200]), QoS.AT_LEAST_ONCE, false, Properties.NONE, T0), false);
         across(shards, 0, shards.get(0).release("first", "mover", session, 3600, Optional.empty(), T0));
-        assertEquals(MemoryBudget.SESSION_COST + 200, budgets.get(0).used());
+        assertEquals(MemoryBudget.SESSION_COST + 200 + MemoryBudget.MESSAGE_OVERHEAD, budgets.get(0).used());
 
         assertEquals(session, attached(across(shards, 1, shards.get(1).connect("mover", "second", false, 3600))));
         assertEquals(0, budgets.get(0).used(), "it left shard 0");
-        assertEquals(MemoryBudget.SESSION_COST + 200, budgets.get(1).used(), "shard 1 holds it now");
+        assertEquals(MemoryBudget.SESSION_COST + 200 + MemoryBudget.MESSAGE_OVERHEAD, budgets.get(1).used(), "shard 1 holds it now");
     }
 
     /** Performs effects on {@code shard}, each transfer on the shard it is for, as the mesh would. */

@@ -26,12 +26,13 @@ import org.junit.jupiter.api.Test;
  */
 class MemorySpillTest {
     private static final long SECOND = 1_000_000_000L;
-    /** Each message is 100 bytes; a client may hold 3 of them. */
+    /** Each message's payload is 100 bytes; a client may hold 3 of them. */
     private static final int SIZE = 100;
+    private static final int COST = SIZE + MemoryBudget.MESSAGE_OVERHEAD;
     private final MemoryStore store = new MemoryStore();
     private final ShardPersistence persistence = new ShardPersistence(Optional.of(store), () -> 7 * SECOND,
             () -> 1_800_000_000_000L, () -> {}, 100, false, "unused", synced -> {}, failure -> {});
-    private final MemoryBudget budget = new MemoryBudget(100_000, 3 * SIZE);
+    private final MemoryBudget budget = new MemoryBudget(100_000, 3 * COST);
     private final Session session = new Session("c", 1000, 0, true, budget);
 
     @AfterEach
@@ -61,7 +62,7 @@ class MemorySpillTest {
             if (publishes.size() == before) throw new AssertionError("nothing drained with " + session.queuedCount() + " queued");
             for (var publish : publishes.subList(before, publishes.size())) {
                 delivered.add((int) publish.payload().toByteArray()[0]);
-                assertTrue(session.held() <= 3 * SIZE + 2 * SIZE, "held " + session.held());
+                assertTrue(session.held() <= 3 * COST + 2 * SIZE, "held " + session.held());
                 if (publish.qos() == QoS.AT_LEAST_ONCE) session.acknowledge(publish.packetId());
             }
         }
@@ -74,7 +75,7 @@ class MemorySpillTest {
         for (int n = 1; n <= 10; n++) assertEquals(Queueing.QUEUED, session.offer(message(n, QoS.AT_LEAST_ONCE), false, false));
         assertEquals(10, session.queuedCount());
         assertEquals(3, session.queuedInHeap(), "its share holds three; the rest are in the store alone");
-        assertEquals(3 * SIZE, budget.used());
+        assertEquals(3 * COST, budget.used());
         assertEquals(0, budget.figures().dropped());
         assertEquals(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), drainAll(), "read back as the budget has room, in order, each once");
         assertEquals(0, budget.used());
