@@ -105,9 +105,12 @@ public final class MemoryBudget {
         return limit > 0 && used() > limit - limit / 10;
     }
 
-    /** The budget divided among the clients holding bytes, and at most a client's share. */
+    /**
+     * The budget divided among the clients holding bytes and one more, at most a client's share: one more,
+     * so that a client holding most of the budget alone is over it, while the others hold nothing.
+     */
     public long fairShare() {
-        long fair = limit / Math.max(1, holders);
+        long fair = limit / (holders + 1);
         return share > 0 ? Math.min(share, fair) : fair;
     }
 

@@ -65,25 +65,27 @@ class MemoryBudgetTest {
     }
 
     @Test
-    void theFairShareIsTheBudgetDividedAmongTheClientsHoldingBytesAtMostTheShare() {
+    void theFairShareIsTheBudgetDividedAmongTheClientsHoldingBytesAndOneMoreAtMostTheShare() {
         var noShare = new MemoryBudget(1_000_000, 0);
-        assertEquals(1_000_000, noShare.fairShare(), "nobody holds anything");
-        for (int i = 0; i < 20; i++) noShare.held(0, 10);
-        assertEquals(50_000, noShare.fairShare());
+        noShare.held(0, 900_000);
+        assertEquals(500_000, noShare.fairShare(), "a client holding most of the budget alone is over its fair share");
+        for (int i = 0; i < 19; i++) noShare.held(0, 10);
+        assertEquals(1_000_000 / 21, noShare.fairShare(), "twenty clients and one more");
         noShare.held(10, 0);
-        assertEquals(1_000_000 / 19, noShare.fairShare(), "a client that holds nothing again no longer divides it");
+        assertEquals(1_000_000 / 20, noShare.fairShare(), "a client that holds nothing again no longer divides it");
         noShare.held(10, 20);
-        assertEquals(1_000_000 / 19, noShare.fairShare(), "one that holds more is still one");
+        assertEquals(1_000_000 / 20, noShare.fairShare(), "one that holds more is still one");
         assertEquals(100_000, budget.fairShare(), "never more than a client's share");
     }
 
     @Test
     void theRetainedMessagesPartCountsWithoutBeingAClient() {
-        budget.shared(400_000);
-        assertEquals(400_000, budget.used());
-        assertEquals(100_000, budget.fairShare(), "no client holds it");
-        budget.shared(-400_000);
-        assertEquals(0, budget.used());
+        var noShare = new MemoryBudget(1_000_000, 0);
+        noShare.shared(400_000);
+        assertEquals(400_000, noShare.used());
+        assertEquals(1_000_000, noShare.fairShare(), "no client holds it: the budget is not divided for it");
+        noShare.shared(-400_000);
+        assertEquals(0, noShare.used());
     }
 
     @Test

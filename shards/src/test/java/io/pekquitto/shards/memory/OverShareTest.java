@@ -13,7 +13,7 @@ class OverShareTest {
     private final MemoryBudget budget = new MemoryBudget(1_000, 0);
     private final OverShare overShare = new OverShare(Duration.ofSeconds(10));
 
-    /** Two clients hold 950 bytes, past the high-water mark (900); the fair share is 500 each. */
+    /** Two clients hold 950 bytes, past the high-water mark (900); the fair share is 333 (1,000 among them and one more). */
     private void pastHighWater() {
         budget.held(0, 750);
         budget.held(0, 200);
@@ -47,7 +47,7 @@ class OverShareTest {
     void droppingBackUnderStartsTheGraceAgain() {
         pastHighWater();
         overShare.isOverTooLong(budget, 750, 0);
-        assertFalse(overShare.isOverTooLong(budget, 400, 8 * SECOND), "under its fair share for a moment");
+        assertFalse(overShare.isOverTooLong(budget, 300, 8 * SECOND), "under its fair share for a moment");
         assertFalse(overShare.isOverTooLong(budget, 750, 9 * SECOND));
         assertFalse(overShare.isOverTooLong(budget, 750, 18 * SECOND));
         assertTrue(overShare.isOverTooLong(budget, 750, 19 * SECOND));
