@@ -9,7 +9,8 @@ import io.pekquitto.shards.stats.MemoryFigures;
  * A message counts its payload and {@link #MESSAGE_OVERHEAD}. Each shard has an equal part of {@code memory.budget}, and each client a share of it
  * ({@code max-queued-bytes}). Past them a message is spilled to the store or dropped, a new persistent
  * session is refused and a new retained message is not retained; past the high-water mark, a client
- * holding more than its fair share for longer than the grace is disconnected ({@link OverShare}).
+ * holding more than its fair share takes no more, and is disconnected once that has lasted longer than
+ * the grace ({@link OverShare}).
  *
  * <p>A payload several subscribers share is counted once for each of them: conservative, since the
  * heap holds it once. Like {@code PartialPacketBudget}, it is used on the shard's thread only, so its
@@ -83,26 +84,46 @@ public final class MemoryBudget {
     }
 
     /**
-     * Whether a client holding {@code clientHolds} may take {@code bytes} more: within its share (a client
-     * that holds nothing may take one message however large, or it could never get one) and within
-     * the shard's budget.
+     * Whether a client holding {@code clientHolds} may take {@code bytes} more. Within its share (a client
+     * that holds nothing may take one message however large, or it could never get one), and:
+     * <ul>
+     *   <li>up to the high-water mark (nine tenths of the budget), any client;
+     *   <li>past it, up to the budget, a client within its fair share ({@link #fairShare()}): those that
+     *       hold more wait, or are disconnected once the grace is over ({@link OverShare});
+     *   <li>a client that holds nothing, one message even past the budget, into a reserve of a tenth of it:
+     *       a client that reads, or a new one, is served while the others fill the budget.
+     * </ul>
      */
     public boolean mayTake(long clientHolds, long bytes) {
         if (share > 0 && clientHolds > 0 && clientHolds + bytes > share) return false;
-        return hasRoomFor(bytes);
+        if (limit == 0) return true;
+        long after = used() + bytes;
+        if (after <= highWater()) return true;
+        if (clientHolds == 0) return after <= limit + limit / 10;
+        return clientHolds + bytes <= fairShare() && after <= limit;
     }
 
-    /** How many more bytes a client holding {@code clientHolds} may take: what is left of its share and of the budget. */
+    /**
+     * How many more bytes a client holding {@code clientHolds} may take, as {@link #mayTake} would let it in
+     * one go (what is left of its share and of the budget, or past the high-water mark of its fair share).
+     */
     public long roomFor(long clientHolds) {
-        long room = Long.MAX_VALUE;
-        if (share > 0) room = share - clientHolds;
-        if (limit > 0) room = Math.min(room, limit - used());
+        long room = share > 0 ? share - clientHolds : Long.MAX_VALUE;
+        if (limit > 0) {
+            long used = used();
+            room = used < highWater() ? Math.min(room, highWater() - used)
+                    : Math.min(room, Math.min(fairShare() - clientHolds, limit - used));
+        }
         return Math.max(0, room);
     }
 
-    /** Past nine tenths of the budget: clients over their fair share are disconnected once the grace is over. */
+    /** Past nine tenths of the budget: clients over their fair share take no more, and are disconnected once the grace is over. */
     public boolean isPastHighWater() {
-        return limit > 0 && used() > limit - limit / 10;
+        return limit > 0 && used() > highWater();
+    }
+
+    private long highWater() {
+        return limit - limit / 10;
     }
 
     /**

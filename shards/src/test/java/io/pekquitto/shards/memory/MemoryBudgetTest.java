@@ -41,17 +41,30 @@ class MemoryBudgetTest {
     }
 
     @Test
-    void theShardsBudgetAppliesEvenToAClientThatHoldsNothing() {
-        budget.held(0, 950_000);
-        assertFalse(budget.mayTake(0, 60_000));
-        assertTrue(budget.mayTake(0, 50_000));
+    void pastTheHighWaterMarkOnlyAClientWithinItsFairShareTakesMoreUpToTheBudget() {
+        var noShare = new MemoryBudget(1_000_000, 0);
+        noShare.held(0, 850_000);
+        noShare.held(0, 60_000);  // 910,000: past 900,000; the fair share is a third of the budget
+        assertFalse(noShare.mayTake(850_000, 1), "the client holding most takes no more");
+        assertTrue(noShare.mayTake(60_000, 1_000));
+        assertFalse(noShare.mayTake(60_000, 100_000), "not past the budget itself");
+    }
+
+    @Test
+    void aClientThatHoldsNothingTakesOneMessageFromAReserveOfATenthPastTheBudget() {
+        budget.held(0, 990_000);
+        assertFalse(budget.mayTake(10, 20_000), "a client holding something waits: it would pass the budget");
+        assertTrue(budget.mayTake(0, 60_000), "one that holds nothing is served: it reads, or it is new");
+        assertFalse(budget.mayTake(0, 160_000), "within the reserve");
     }
 
     @Test
     void roomForAClientIsWhatIsLeftOfItsShareAndOfTheBudget() {
         assertEquals(70_000, budget.roomFor(30_000));
-        budget.held(0, 980_000);
-        assertEquals(20_000, budget.roomFor(30_000));
+        budget.held(0, 880_000);
+        assertEquals(20_000, budget.roomFor(30_000), "up to the high-water mark");
+        budget.held(0, 60_000);
+        assertEquals(60_000, budget.roomFor(30_000), "past it, up to the budget");
         budget.held(0, 100_000);
         assertEquals(0, budget.roomFor(30_000), "never negative");
     }

@@ -69,14 +69,16 @@ class SessionMemoryTest {
     }
 
     @Test
-    void theShardsBudgetBindsEveryClient() {
+    void theShardsBudgetBindsEveryClientButOneThatHoldsNothing() {
+        session.startFlight(message(100, QoS.AT_LEAST_ONCE), 0);
         var others = new Session("others", 1000, 0, false, budget);
-        others.backlog(9_950);
-        assertFalse(session.canSendNow(20, message(100, QoS.AT_LEAST_ONCE)));
+        others.backlog(9_850);  // 9,950 of 10,000
         assertEquals(Queueing.OVER_BUDGET, session.offer(message(100, QoS.AT_LEAST_ONCE), false, false));
         assertFalse(session.mayTake(100), "QoS 0 too");
+        var idle = new Session("idle", 1000, 0, false, budget);
+        assertTrue(idle.canSendNow(20, message(100, QoS.AT_LEAST_ONCE)), "a client that holds nothing gets one, from the reserve");
         others.backlog(0);
-        assertTrue(session.canSendNow(20, message(100, QoS.AT_LEAST_ONCE)));
+        assertTrue(session.mayTake(100));
     }
 
     @Test
