@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -61,9 +62,14 @@ final class HeapWatch {
         return client;
     }
 
+    /** The figures the tests read, each of which must have come before a predicate over them is asked. */
+    private static final List<String> FIGURES = List.of("publish/messages/received", "publish/messages/dropped",
+            "store/messages/count", "memory/used", "memory/budget", "memory/dropped", "memory/disconnected",
+            "memory/sessions-refused", "memory/retained-refused");
+
     /**
-     * The broker's {@code $SYS/broker/...} topics, read with a Paho client until {@code done} holds (sys-interval
-     * should be short); the keys are the topics without that prefix.
+     * The broker's {@code $SYS/broker/...} topics, read with a Paho client until each of {@link #FIGURES} has come
+     * and {@code done} holds (sys-interval should be short); the keys are the topics without that prefix.
      */
     static Map<String, Long> sys(RunnableJar broker, Predicate<Map<String, Long>> done) throws MqttException, InterruptedException {
         var values = new ConcurrentHashMap<String, Long>();
@@ -84,7 +90,7 @@ final class HeapWatch {
         try {
             client.subscribe("$SYS/broker/#", 0);
             long deadline = System.nanoTime() + SYS_WAIT.toNanos();
-            while (!done.test(values)) {
+            while (!values.keySet().containsAll(FIGURES) || !done.test(values)) {
                 if (System.nanoTime() > deadline) fail("$SYS did not get there within " + SYS_WAIT + ": " + values);
                 Thread.sleep(100);
             }

@@ -122,6 +122,14 @@ public final class MemoryBudget {
         return limit > 0 && used() > highWater();
     }
 
+    /**
+     * Above three quarters of the budget: a client over its fair share since the shard passed its
+     * high-water mark stays over until the shard is back under this ({@link OverShare}).
+     */
+    public boolean isAboveLowWater() {
+        return limit > 0 && used() > limit - limit / 4;
+    }
+
     private long highWater() {
         return limit - limit / 10;
     }

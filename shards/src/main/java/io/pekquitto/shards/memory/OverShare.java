@@ -3,12 +3,14 @@ package io.pekquitto.shards.memory;
 import java.time.Duration;
 
 /**
- * Whether a client has held more than its fair share for too long (README, "Memory budgets"). While its
+ * Whether a client has held more than its fair share for too long (README, "Memory budgets"). Once its
  * shard is past the high-water mark of its budget, a client holding more than the fair share
- * ({@link MemoryBudget#fairShare()}) is over; once it has been over for longer than
- * {@code memory.over-share-grace}, its connection is closed with 0x97 Quota exceeded, as EMQX closes a
- * connection past its heap limit ({@code force_shutdown}). A client that drops back under, or a shard
- * back under its high-water mark, starts the grace again. One per connection; time is passed in.
+ * ({@link MemoryBudget#fairShare()}) is over, and stays over while the shard is above its low-water
+ * mark (others taking and letting go move the shard around its high-water mark); once it has been over
+ * for longer than {@code memory.over-share-grace}, its connection is closed with 0x97 Quota exceeded, as
+ * EMQX closes a connection past its heap limit ({@code force_shutdown}). A client that drops back to its
+ * fair share, or a shard back under its low-water mark, starts the grace again. One per connection; time
+ * is passed in.
  */
 public final class OverShare {
     private final long graceNanos;
@@ -26,7 +28,8 @@ public final class OverShare {
      * @return true once it has been over its fair share for longer than the grace: disconnect it
      */
     public boolean isOverTooLong(MemoryBudget budget, long clientHolds, long now) {
-        if (!budget.isPastHighWater() || clientHolds <= budget.fairShare()) {
+        boolean shardInDanger = over ? budget.isAboveLowWater() : budget.isPastHighWater();
+        if (!shardInDanger || clientHolds <= budget.fairShare()) {
             over = false;
             return false;
         }

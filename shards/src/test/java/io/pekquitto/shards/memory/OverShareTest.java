@@ -54,13 +54,30 @@ class OverShareTest {
     }
 
     @Test
-    void theShardGoingBackUnderItsHighWaterMarkStartsTheGraceAgain() {
+    void theShardMovingAroundItsHighWaterMarkDoesNotStartTheGraceAgain() {
         pastHighWater();
         overShare.isOverTooLong(budget, 750, 0);
-        budget.held(200, 0);  // the other client let go: 750 of 1,000
+        budget.held(200, 100);  // 850 of 1,000: under the high-water mark, above the low-water mark (750)
+        assertFalse(overShare.isOverTooLong(budget, 750, 5 * SECOND));
+        assertTrue(overShare.isOverTooLong(budget, 750, 10 * SECOND), "over since 0");
+    }
+
+    @Test
+    void theShardGoingBackUnderItsLowWaterMarkStartsTheGraceAgain() {
+        pastHighWater();
+        overShare.isOverTooLong(budget, 750, 0);
+        budget.held(200, 0);  // the other client let go: 750 of 1,000, not above three quarters
         assertFalse(overShare.isOverTooLong(budget, 750, 8 * SECOND));
         budget.held(0, 200);
         assertFalse(overShare.isOverTooLong(budget, 750, 9 * SECOND));
         assertTrue(overShare.isOverTooLong(budget, 750, 19 * SECOND));
+    }
+
+    @Test
+    void theGraceStartsOnlyPastTheHighWaterMark() {
+        budget.held(0, 800);
+        budget.held(0, 50);  // 850: above the low-water mark, not past the high-water mark
+        assertFalse(overShare.isOverTooLong(budget, 800, 0));
+        assertFalse(overShare.isOverTooLong(budget, 800, 60 * SECOND));
     }
 }
