@@ -101,8 +101,8 @@ final class SlowClient {
             account();
             return null;
         }
-        return "held " + held + " bytes, more than its fair share of " + memory.fairShare() + " for "
-                + Duration.ofNanos(overShare.overFor(now)).toSeconds() + " s while the shard is past its memory budget's high-water mark";
+        return "held " + held + " bytes, more than its fair share of " + memory.fairShare() + ", for "
+                + Duration.ofNanos(overShare.overFor(now)).toSeconds() + " s while its shard's memory budget was full";
     }
 
     /**

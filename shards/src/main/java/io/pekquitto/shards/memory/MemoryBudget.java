@@ -43,6 +43,8 @@ public final class MemoryBudget {
     private int sessions;
     /** Clients holding any byte now: the fair share is the budget divided among them. */
     private int holders;
+    /** How often a client was turned away for want of room in the budget (not its share): the shard is full. */
+    private long turnedAway;
     private long dropped;
     private long disconnected;
     private long sessionsRefused;
@@ -99,8 +101,14 @@ public final class MemoryBudget {
         if (limit == 0) return true;
         long after = used() + bytes;
         if (after <= highWater()) return true;
-        if (clientHolds == 0) return after <= limit + limit / 10;
-        return clientHolds + bytes <= fairShare() && after <= limit;
+        boolean room = clientHolds == 0 ? after <= limit + limit / 10 : clientHolds + bytes <= fairShare() && after <= limit;
+        if (!room && counts) turnedAway++;
+        return room;
+    }
+
+    /** How often a client was turned away for want of room in the budget, not its share: it grows while the shard is full. */
+    public long turnedAway() {
+        return turnedAway;
     }
 
     /**

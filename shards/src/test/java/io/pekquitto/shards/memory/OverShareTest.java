@@ -74,10 +74,20 @@ class OverShareTest {
     }
 
     @Test
-    void theGraceStartsOnlyPastTheHighWaterMark() {
+    void theGraceStartsOnlyOnceTheShardIsFull() {
         budget.held(0, 800);
         budget.held(0, 50);  // 850: above the low-water mark, not past the high-water mark
         assertFalse(overShare.isOverTooLong(budget, 800, 0));
         assertFalse(overShare.isOverTooLong(budget, 800, 60 * SECOND));
+    }
+
+    @Test
+    void aShardThatTurnsClientsAwayIsFullUnderItsHighWaterMarkToo() {
+        budget.held(0, 880);  // one client holds 880 of 1,000: others take up to 900 at once, then only within their fair share
+        assertFalse(budget.mayTake(880, 50), "the client holding most is turned away");
+        assertTrue(budget.turnedAway() > 0);
+        assertFalse(overShare.isOverTooLong(budget, 880, 0), "over since now");
+        assertFalse(overShare.isOverTooLong(budget, 880, 9 * SECOND), "above three quarters: still over");
+        assertTrue(overShare.isOverTooLong(budget, 880, 10 * SECOND));
     }
 }
