@@ -86,6 +86,14 @@ public final class MemoryBudget {
     }
 
     /**
+     * Whether another session fits: the sessions held may take half of the budget at most, so that a flood
+     * of persistent sessions never leaves the budget without room for the messages clients hold.
+     */
+    public boolean hasRoomForSession() {
+        return limit == 0 || (sessions + 1) * SESSION_COST <= limit / 2 && hasRoomFor(SESSION_COST);
+    }
+
+    /**
      * Whether a client holding {@code clientHolds} may take {@code bytes} more. Within its share (a client
      * that holds nothing may take one message however large, or it could never get one), and:
      * <ul>

@@ -93,7 +93,7 @@ final class SessionTable<C> {
         if (previous == null && !claim.cleanStart && mayHaveLostSessions && journal.isKept()) {
             previous = lostSession(claim.clientId, now);
         }
-        if (previous == null && claim.sessionExpiryInterval > 0 && !memory.hasRoomFor(MemoryBudget.SESSION_COST)) {
+        if (previous == null && claim.sessionExpiryInterval > 0 && !memory.hasRoomForSession()) {
             // A new persistent session the budget has no room for: 0x97 (3 in 3.1.1); the home hears there is none.
             memory.sessionRefused();
             effects.add(new Refuse<>(claim.connection, ReasonCode.QUOTA_EXCEEDED, "the memory budget has no room for another persistent session"));

@@ -29,6 +29,18 @@ class MemoryBudgetTest {
     }
 
     @Test
+    void sessionsMayTakeHalfTheBudgetAtMost() {
+        var small = new MemoryBudget(10 * MemoryBudget.SESSION_COST, 0);
+        small.sessions(4);
+        assertTrue(small.hasRoomForSession());
+        small.sessions(5);
+        assertFalse(small.hasRoomForSession(), "five is half");
+        var full = new MemoryBudget(10 * MemoryBudget.SESSION_COST, 0);
+        full.held(0, 9 * MemoryBudget.SESSION_COST + 1);
+        assertFalse(full.hasRoomForSession(), "nor past the budget itself");
+    }
+
+    @Test
     void aClientMayTakeUpToItsShare() {
         assertTrue(budget.mayTake(60_000, 40_000));
         assertFalse(budget.mayTake(60_000, 40_001));

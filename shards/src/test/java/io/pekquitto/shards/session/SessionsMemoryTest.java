@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class SessionsMemoryTest {
     private static final long T0 = 5_000_000_000_000L;
-    /** Room for three sessions' estimate and a little more. */
-    private final MemoryBudget budget = new MemoryBudget(3 * MemoryBudget.SESSION_COST + 500, 0);
+    /** Half of it (which sessions may take) has room for three sessions' estimate and a little more. */
+    private final MemoryBudget budget = new MemoryBudget(2 * (3 * MemoryBudget.SESSION_COST + 500), 0);
     private final Sessions<String> sessions = new Sessions<>(id -> new Session(id, 100, 0, false, budget),
             SessionJournal.NONE, budget);
 
@@ -68,6 +68,13 @@ class SessionsMemoryTest {
     }
 
     @Test
+    void sessionsTakeHalfTheBudgetAtMostLeavingTheRestForMessages() {
+        for (int i = 0; i < 3; i++) disconnect("p" + i, attached(connect("p" + i, true, 3600)), 3600);
+        assertTrue(budget.hasRoomFor(MemoryBudget.SESSION_COST), "the budget itself has room");
+        assertTrue(connect("p3", true, 3600).stream().anyMatch(Refuse.class::isInstance), "but not the sessions' half");
+    }
+
+    @Test
     void aRefusedClientCanConnectOnceThereIsRoomAgain() {
         for (int i = 0; i < 3; i++) disconnect("p" + i, attached(connect("p" + i, true, 3600)), 3600);
         connect("p3", true, 3600);
@@ -78,7 +85,7 @@ class SessionsMemoryTest {
     @Test
     void pastTheBudgetAResumedSessionAndACleanOneStillConnect() {
         for (int i = 0; i < 3; i++) disconnect("p" + i, attached(connect("p" + i, true, 3600)), 3600);
-        budget.held(0, 400);  // and some payload: nothing more fits
+        budget.held(0, budget.limit() - budget.used());  // and payload: the budget is full
         assertTrue(attached(connect("p1", false, 3600)) != null, "its session is there: resumed");
         attached(connect("clean", true, 0));
         assertTrue(budget.used() > budget.limit(), "a clean session counts too, but is never refused");
