@@ -9,8 +9,9 @@ import java.util.Objects;
  *
  * @param budget         bytes all clients may hold in the heap together, an equal part per shard
  *                       ({@code memory.budget}); 0 turns every memory rule off
- * @param clientShare    bytes one client may hold: {@code max-queued-bytes}, or with {@code auto} a quarter of
- *                       its shard's part of the budget; 0 for none (the shard's budget alone applies)
+ * @param clientShare    bytes one client may hold: a quarter of its shard's part of the budget, or
+ *                       {@code max-queued-bytes} if set larger; 0 for none ({@code max-queued-bytes = 0}: the
+ *                       shard's budget alone applies)
  * @param overShareGrace how long a client may hold more than its fair share while its shard is past the
  *                       high-water mark before it is disconnected ({@code memory.over-share-grace})
  */

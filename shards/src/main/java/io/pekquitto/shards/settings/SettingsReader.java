@@ -215,18 +215,22 @@ public final class SettingsReader {
     }
 
     /**
-     * {@code memory.budget}: {@code auto} ({@link MemorySettings#autoBudget}), a size, or 0 for none; and
-     * {@code max-queued-bytes} as a client's share of it: with {@code auto}, a quarter of a shard's part.
+     * {@code memory.budget}: {@code auto} ({@link MemorySettings#autoBudget}), a size, or 0 for none; and a
+     * client's share of it: a quarter of a shard's part, or {@code max-queued-bytes} if that is set larger
+     * (a size keeps Mosquitto's meaning, the queue's payload bytes, which a smaller share would cut short),
+     * or none with {@code max-queued-bytes = 0}.
      */
     private static MemorySettings memorySettings(Config config, int shards, long partialPacketBudget) {
         var budgetPath = path("memory.budget");
         long budget = isAuto(config, budgetPath)
                 ? MemorySettings.autoBudget(Runtime.getRuntime().maxMemory(), partialPacketBudget)
                 : bytes(config, budgetPath, "a size, 0 or auto");
+        long share = MemorySettings.autoShare(budget / Math.max(1, shards));  // shards < 1 is refused by BrokerSettings
         var sharePath = path("max-queued-bytes");
-        long share = isAuto(config, sharePath)
-                ? MemorySettings.autoShare(budget / Math.max(1, shards))  // shards < 1 is refused by BrokerSettings
-                : bytes(config, sharePath, "a size, 0 or auto");
+        if (!isAuto(config, sharePath)) {
+            long queueLimit = bytes(config, sharePath, "a size, 0 or auto");
+            share = queueLimit == 0 ? 0 : Math.max(share, queueLimit);
+        }
         if (budget == 0) share = 0;  // memory.budget = 0 turns every memory rule off
         return new MemorySettings(budget, share, positive(config, path("memory.over-share-grace")));
     }

@@ -272,10 +272,13 @@ class SettingsReaderTest {
     }
 
     @Test
-    void anExplicitMaxQueuedBytesLimitsTheQueueAsBeforeAndIsTheClientsShare() {
-        var settings = SettingsReader.read(hocon("max-queued-bytes = 10MiB"));
-        assertEquals(10L << 20, settings.maxQueuedBytes());
-        assertEquals(10L << 20, settings.memory().clientShare());
+    void anExplicitMaxQueuedBytesLimitsTheQueueAsBeforeAndRaisesTheClientsShare() {
+        var small = SettingsReader.read(hocon("memory.budget = 80MiB\nshards = 1\nmax-queued-bytes = 10"));
+        assertEquals(10, small.maxQueuedBytes(), "Mosquitto's limit on the queue's payload bytes");
+        assertEquals(20L << 20, small.memory().clientShare(), "a share of 10 bytes would cut that queue short");
+        var large = SettingsReader.read(hocon("memory.budget = 80MiB\nshards = 1\nmax-queued-bytes = 30MiB"));
+        assertEquals(30L << 20, large.maxQueuedBytes());
+        assertEquals(30L << 20, large.memory().clientShare(), "a larger queue limit is a larger share");
         var none = SettingsReader.read(hocon("max-queued-bytes = 0"));
         assertEquals(0, none.maxQueuedBytes());
         assertEquals(0, none.memory().clientShare(), "0: no share, the shard's budget alone");
