@@ -400,7 +400,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> onIdleCheck() {
-        if (!closed) parking.idleCheck(isQuiet());
+        if (closed) return this;
+        slow.account();  // the socket may have taken what waited since the last event: a parked session holds nothing
+        parking.idleCheck(isQuiet());
         return this;
     }
 
