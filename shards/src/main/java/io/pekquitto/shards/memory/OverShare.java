@@ -7,11 +7,10 @@ import java.time.Duration;
  * shard is full (past the high-water mark of its budget, or turning clients away for want of room since
  * the last check), a client holding more than the fair share ({@link MemoryBudget#fairShare()}) is over,
  * and stays over while the shard is above its low-water mark (others taking and letting go move the
- * shard around its high-water mark); once it has been over
- * for longer than {@code memory.over-share-grace}, its connection is closed with 0x97 Quota exceeded, as
- * EMQX closes a connection past its heap limit ({@code force_shutdown}). A client that drops back to its
- * fair share, or a shard back under its low-water mark, starts the grace again. One per connection; time
- * is passed in.
+ * shard around its high-water mark). Once it has been over for longer than {@code memory.over-share-grace},
+ * its connection is closed with 0x97 Quota exceeded, as EMQX closes a connection past its heap limit
+ * ({@code force_shutdown}). A client back within its fair share, or a shard back under its low-water
+ * mark, starts the grace again. One per connection; time is passed in.
  */
 public final class OverShare {
     private final long graceNanos;

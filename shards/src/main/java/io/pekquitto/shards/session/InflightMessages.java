@@ -25,7 +25,8 @@ final class InflightMessages {
 
     /** Shared and empty until the first: a broker holds many idle sessions. Kept once made. */
     private Map<Integer, Outgoing> byPacketId = Collections.emptyMap();
-    private long bytes;
+    /** Their payloads' bytes. */
+    private long payload;
     private int next = 1;
 
     /** Puts a message in flight under a new packet identifier, which it returns. */
@@ -52,7 +53,7 @@ final class InflightMessages {
     private void put(int packetId, Outgoing outgoing) {
         if (byPacketId == Collections.<Integer, Outgoing>emptyMap()) byPacketId = new LinkedHashMap<>();
         byPacketId.put(packetId, outgoing);
-        bytes += outgoing.message().payload().length();
+        payload += outgoing.message().payload().length();
     }
 
     /** A PUBACK: the QoS 1 message it acknowledges is out of flight, and returned; null if none was. */
@@ -78,7 +79,7 @@ final class InflightMessages {
     /** Takes the message out of flight, whatever its state; null if none has the identifier. */
     Outgoing remove(int packetId) {
         var removed = byPacketId.remove(packetId);
-        if (removed != null) bytes -= removed.message().payload().length();
+        if (removed != null) payload -= removed.message().payload().length();
         return removed;
     }
 
@@ -101,7 +102,7 @@ final class InflightMessages {
             var outgoing = it.next();
             if (test.test(outgoing)) {
                 it.remove();
-                bytes -= outgoing.message().payload().length();
+                payload -= outgoing.message().payload().length();
                 removed.accept(outgoing);
             }
         }
@@ -117,6 +118,6 @@ final class InflightMessages {
 
     /** What they hold in the heap: their payloads, and each its own objects ({@link MemoryBudget#MESSAGE_OVERHEAD}). */
     long bytes() {
-        return bytes + (long) byPacketId.size() * MemoryBudget.MESSAGE_OVERHEAD;
+        return payload + (long) byPacketId.size() * MemoryBudget.MESSAGE_OVERHEAD;
     }
 }

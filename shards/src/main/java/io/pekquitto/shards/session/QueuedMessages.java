@@ -56,7 +56,6 @@ final class QueuedMessages {
         return heapPayload + (long) inMemorySize() * MemoryBudget.MESSAGE_OVERHEAD;
     }
 
-
     boolean isEmpty() {
         return size() == 0;
     }
