@@ -79,15 +79,18 @@ final class Metrics implements LatencyObserver, AutoCloseable {
         counter("pekquitto_publish_payload_bytes_sent", "Payload bytes of the PUBLISHes sent", ShardFigures::publishBytesSent);
         CounterWithCallback.builder().name("pekquitto_publish_dropped")
                 .help("Messages a client did not get: attached (its queue full, or QoS 0 while it does not read), "
-                        + "offline (its session's queue full), mesh (QoS 0 to an overloaded shard)")
+                        + "offline (its session's queue full), mesh (QoS 0 to an overloaded shard), "
+                        + "memory (the memory budget or the client's share had no room)")
                 .labelNames("shard", "reason")
                 .callback(callback -> figures.get().shards().forEach(shard -> {
                     var id = Integer.toString(shard.shard());
                     callback.call(shard.publishDropped(), id, "attached");
                     callback.call(shard.gauges().offlineDropped(), id, "offline");
                     callback.call(shard.gauges().meshQos0Dropped(), id, "mesh");
+                    callback.call(shard.memory().dropped(), id, "memory");
                 }))
                 .register(registry);
+        registerMemoryFigures();
         counter("pekquitto_congestion_timeouts", "Congested clients whose publishers stopped waiting for them",
                 ShardFigures::congestionTimeouts);
         counter("pekquitto_connects", "Successful CONNACKs", ShardFigures::connects);
@@ -119,6 +122,25 @@ final class Metrics implements LatencyObserver, AutoCloseable {
         CounterWithCallback.builder().name("pekquitto_connections_refused")
                 .help("Connections closed as they were accepted, over their listener's max-connections")
                 .callback(callback -> callback.call(figures.get().connectionsRefused()))
+                .register(registry);
+    }
+
+    /** The memory budgets (README, "Memory budgets"): per shard, what is used of its part and what it refused. */
+    private void registerMemoryFigures() {
+        gauge("pekquitto_memory_used_bytes", "Bytes counted against the shard's memory budget: what clients hold in the heap, "
+                + "its part of the retained messages, an estimate per session", shard -> shard.memory().used());
+        gauge("pekquitto_memory_budget_bytes", "The shard's part of memory.budget (0: no budget)", shard -> shard.memory().budget());
+        counter("pekquitto_memory_disconnects", "Clients disconnected with 0x97 for holding more than their fair share too long",
+                shard -> shard.memory().disconnected());
+        CounterWithCallback.builder().name("pekquitto_memory_refused")
+                .help("What the memory budget refused: session (a CONNECT that would make a new persistent session), "
+                        + "retained (a retained message not retained)")
+                .labelNames("shard", "what")
+                .callback(callback -> figures.get().shards().forEach(shard -> {
+                    var id = Integer.toString(shard.shard());
+                    callback.call(shard.memory().sessionsRefused(), id, "session");
+                    callback.call(shard.memory().retainedRefused(), id, "retained");
+                }))
                 .register(registry);
     }
 

@@ -8,6 +8,7 @@ import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
+import io.pekquitto.shards.settings.MemorySettings;
 import io.pekquitto.shards.settings.OperationsSettings;
 import io.pekquitto.shards.settings.ParkingSettings;
 import io.pekquitto.shards.settings.Placement;
@@ -105,6 +106,12 @@ class ConfigFileTest {
         return SettingsReader.read(ConfigLoader.load(Optional.of(file), new Properties()));
     }
 
+    /** memory.budget and max-queued-bytes left at auto: from this JVM's heap and the partial-packet budget. */
+    static MemorySettings autoMemory(int shards, long partialPacketBudget) {
+        long budget = MemorySettings.autoBudget(Runtime.getRuntime().maxMemory(), partialPacketBudget);
+        return new MemorySettings(budget, MemorySettings.autoShare(budget / shards), Duration.ofSeconds(10));
+    }
+
     @Test
     void hoconTomlAndJsonFilesWithTheSameKeysGiveEqualSettings() throws IOException {
         var expected = new BrokerSettings(2,
@@ -116,7 +123,8 @@ class ConfigFileTest {
                         List.of("user alice", "topic readwrite home/#")),
                 new StoreSettings(true, Path.of("data"), Durability.BATCH),  // the runnable broker's default
                 true, new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
-                        new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)));
+                        new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)),
+                autoMemory(2, 8 << 20));
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

@@ -52,7 +52,8 @@ class ConfigLoaderTest {
                 new AuthSettings(Optional.empty(), true, Optional.empty(), List.of()),
                 new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH), true,
                 new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
-                        new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)));
+                        new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)),
+                ConfigFileTest.autoMemory(shards, Runtime.getRuntime().maxMemory() / 4));
     }
 
     @Test

@@ -184,9 +184,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.counts = counts;
         this.clock = clock;
         this.connections = new ShardConnections(context, environment, dispatcher, this::resume);
-        this.retained = new RetainedMessages(settings.retainAvailable());
+        this.retained = new RetainedMessages(settings.retainAvailable(), environment.memory(), settings.shards());
         this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
-        this.sessions = new Sessions<>(this::newSession, persistence.journal());
+        this.sessions = new Sessions<>(this::newSession, persistence.journal(), environment.memory());
         this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
         this.turns = new DurableTurns(persistence, mesh);
         this.subscriptions = new ShardSubscriptions(sessions, routes, retained, mesh, router);
@@ -260,7 +260,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Session newSession(String clientId) {
-        return new Session(clientId, settings.maxQueuedMessages(), settings.maxQueuedBytes(), settings.queueQos0Messages());
+        return new Session(clientId, settings.maxQueuedMessages(), settings.maxQueuedBytes(), settings.queueQos0Messages(),
+                environment.memory());
     }
 
     // ---- connections
@@ -432,7 +433,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         var census = sessions.census();
         get.replyTo().tell(stats.figures(index, new ShardFigures.Gauges(counts.connections().get(index),
                 counts.parked().get(index), census.sessions(), census.offline(), census.subscriptions(), census.queued(),
-                retained.size(), census.expired(), census.droppedOffline(), mesh.batchesSent(), mesh.droppedQos0())));
+                retained.size(), census.expired(), census.droppedOffline(), mesh.batchesSent(), mesh.droppedQos0()),
+                environment.memory().figures()));
         return this;
     }
 

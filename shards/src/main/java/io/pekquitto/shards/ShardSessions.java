@@ -64,6 +64,8 @@ final class ShardSessions {
             } else if (effect instanceof SessionEffect.Attach<ConnectionRef> attach) {
                 mesh.announce(routes.attached(attach.session().clientId()));  // its new connection takes work
                 attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));
+            } else if (effect instanceof SessionEffect.Refuse<ConnectionRef> refuse) {
+                refuse.connection().tell(new Connection.Refused(refuse.reason(), refuse.why()));
             } else if (effect instanceof SessionEffect.AwaitPeers<ConnectionRef> await) {
                 mesh.afterPeersApplied(() -> perform(sessions.peersApplied(await.clientId(), await.token())));
             } else if (effect instanceof SessionEffect.PublishWill<ConnectionRef> will) {

@@ -38,9 +38,9 @@ class ArchitectureTest {
     }
 
     @Test
-    void sessionRoutesMeshAndSettingsRulesDoNotUsePekko() {
+    void sessionRoutesMeshSettingsAndMemoryRulesDoNotUsePekko() {
         noClasses().that().resideInAnyPackage("io.pekquitto.shards.session..", "io.pekquitto.shards.routes..",
-                        "io.pekquitto.shards.mesh..", "io.pekquitto.shards.settings..")
+                        "io.pekquitto.shards.mesh..", "io.pekquitto.shards.settings..", "io.pekquitto.shards.memory..")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
                 .check(classes);
     }

@@ -40,6 +40,7 @@ class FatalErrorIT {
      * or larger than the heap. Heap budgets (issue 24) will come with a switch of their own: it goes here.
      */
     private static final String NO_HEAP_LIMITS = """
+            memory.budget = 0                 # no memory budget at all (README, "Memory budgets")
             max-queued-bytes = 0              # no per-session byte limit
             max-queued-messages = 1000000     # more messages than the heap holds
             partial-packet-budget = 1GiB      # above the heap: a packet being read is never refused first

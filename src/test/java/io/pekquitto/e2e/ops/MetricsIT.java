@@ -76,6 +76,12 @@ class MetricsIT {
             assertTrue(sum(after, "pekquitto_connect_connack_seconds_count") >= 2, after);
             assertTrue(after.contains("pekquitto_connections{shard=\"1\"}"), "per shard");
             assertTrue(after.contains("pekquitto_publish_dropped_total{reason=\"mesh\",shard=\"0\"}"), after);
+            assertTrue(after.contains("pekquitto_publish_dropped_total{reason=\"memory\",shard=\"0\"}"), after);
+            // The memory budgets: each shard's part and what is counted against it (two sessions at least).
+            assertTrue(sum(after, "pekquitto_memory_budget_bytes") > 0, after);
+            assertTrue(sum(after, "pekquitto_memory_used_bytes") > 0, after);
+            assertTrue(after.contains("pekquitto_memory_disconnects_total{shard=\"1\"}"), after);
+            assertTrue(after.contains("pekquitto_memory_refused_total{shard=\"0\",what=\"session\"}"), after);
             assertTrue(sum(after, "jvm_memory_used_bytes") > 0, "the JVM's metrics");
             assertTrue(sum(after, "pekquitto_uptime_seconds") >= 0);
         }

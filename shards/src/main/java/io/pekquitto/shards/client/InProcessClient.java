@@ -160,6 +160,10 @@ public final class InProcessClient extends AbstractBehavior<Object> {
 
     private enum Phase { ATTACHING, CONNECTED, RELEASED }
 
+    /** The answers to publishes whose writes are done, or failed. */
+    private static final Published SUCCESS = new Published(ReasonCode.SUCCESS, "");
+    private static final Published STORE_FAILING = new Published(ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING);
+
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
@@ -236,9 +240,10 @@ public final class InProcessClient extends AbstractBehavior<Object> {
                 .onMessage(Disconnect.class, this::onDisconnect)
                 .onMessage(SubscriberStopped.class, this::onSubscriberStopped)
                 .onMessage(Connection.Deliver.class, this::onDeliver)
-                .onMessage(Connection.AcknowledgementsWritten.class, this::onAcknowledgementsWritten)
-                .onMessage(Connection.WritesFailed.class, this::onWritesFailed)
+                .onMessage(Connection.AcknowledgementsWritten.class, written -> settle(written.count(), SUCCESS))
+                .onMessage(Connection.WritesFailed.class, failed -> settle(failed.count(), STORE_FAILING))
                 .onMessage(Connection.Attached.class, this::onAttached)
+                .onMessage(Connection.Refused.class, this::onRefused)
                 .onMessage(Connection.Subscribed.class, this::onSubscribed)
                 .onMessage(Connection.Unsubscribed.class, this::onUnsubscribed)
                 .onMessageEquals(Connection.TakenOver.INSTANCE, this::onTakenOver)
@@ -268,6 +273,13 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         getContext().getLog().debug("[{}] in-process client connected (session present {})", clientId, attached.sessionPresent());
         replyTo.tell(new Connected(client, clientId, attached.sessionPresent()));
         return tell(window.resume(now()));
+    }
+
+    /** The shard has no session for us (the memory budget has no room for a new persistent one). */
+    private Behavior<Object> onRefused(Connection.Refused refused) {
+        getContext().getLog().debug("[{}] in-process connect refused: [{}] {}", clientId, refused.reason(), refused.why());
+        replyTo.tell(new Refused(refused.reason(), refused.why()));
+        return Behaviors.stopped();
     }
 
     /** [MQTT-3.1.4-3] another connection claimed the client id: the will is published, as for a socket client. */
@@ -357,15 +369,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         return this;
     }
 
-    private Behavior<Object> onAcknowledgementsWritten(Connection.AcknowledgementsWritten written) {
-        return settle(written.count(), new Published(ReasonCode.SUCCESS, ""));
-    }
-
-    /** The writes of the next publishes failed (the store fails): refused, though subscribers may have had them. */
-    private Behavior<Object> onWritesFailed(Connection.WritesFailed failed) {
-        return settle(failed.count(), new Published(ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING));
-    }
-
+    /** The writes of the next {@code count} publishes are done, or failed (the store fails: refused, though subscribers may have had them). */
     private Behavior<Object> settle(int count, Published answer) {
         for (int i = 0; i < count && !awaitingRoute.isEmpty(); i++) awaitingRoute.poll().ifPresent(to -> to.tell(answer));
         if (disconnecting != null && phase == Phase.CONNECTED && awaitingRoute.isEmpty()) {

@@ -5,6 +5,7 @@ import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.Queueing;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayList;
@@ -149,10 +150,10 @@ final class SubscriberWindow<S> {
                 session.dropped(message);  // [MQTT-3.3.2-5]
             } else if (message.qos() == QoS.AT_MOST_ONCE) {
                 dispatch(message.toPublish(0, false, now), out);
-            } else if (session.canSendNow(receiveMaximum)) {
+            } else if (session.canSendNow(receiveMaximum, message)) {
                 dispatch(session.startFlight(message, now), out);
-            } else {
-                if (!session.enqueue(message, false)) stats.publishDropped();  // past the queue's limits
+            } else if (session.offer(message, false, false) == Queueing.FULL) {
+                stats.publishDropped();  // past the queue's limits; past the memory budget, the budget counts it
             }
         }
         session.drain(receiveMaximum, now, publish -> dispatch(publish, out));

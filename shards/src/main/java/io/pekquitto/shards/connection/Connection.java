@@ -41,8 +41,8 @@ import org.apache.pekko.util.ByteString;
  * client's {@link Session}. It lives on its shard's thread, reads packets from its {@link Transport},
  * asks its shard ({@link ShardRequest}, through {@link ClientRequests}) to route and subscribe, and writes
  * what the rules answer. The rules live in plain classes it owns: {@link KeepAlive}, {@link InboundPublish},
- * {@link SubscribeChecks}, {@link DeliveryWindow}, {@link OutboundGate}, {@link PacketWriter}. Before the CONNACK, {@link ConnectionHandshake} serves the
- * connection; this actor starts from the {@link Established} state it hands over.
+ * {@link SubscribeChecks}, {@link DeliveryWindow}, {@link OutboundGate}, {@link PacketWriter}, {@link SlowClient}.
+ * Before the CONNACK, {@link ConnectionHandshake} serves it; this actor starts from the {@link Established} it hands over.
  *
  * <p>A connection that has been quiet for {@code parking.idle-grace} parks: its actor stops and its
  * {@link ConnectionRef} keeps the {@link Established} state; the next command resumes it in a new actor
@@ -64,6 +64,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     /** From the shard: the session this connection now serves. */
     public record Attached(boolean sessionPresent, Session session) implements Command {}
+
+    /** From the shard: no session for this CONNECT (a new persistent session past the memory budget): CONNACK with this reason. */
+    public record Refused(ReasonCode reason, String why) implements Command {}
 
     /** From the shard: messages for this client, in order, QoS and retain decided, then what the queue may send; one socket write. */
     public record Deliver(List<Message> messages) implements Command {}
@@ -94,10 +97,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     enum ConnectTimeout implements Command { INSTANCE }
 
-    enum CongestionTimeout implements Command { INSTANCE }
-
-    /** Has the BUSY client acknowledged nothing for {@link DeliveryWindow#STALL_TIMEOUT}? */
-    enum AvailabilityCheck implements Command { INSTANCE }
+    /** The timers of {@link SlowClient}: a congestion that lasts; the memory check; a BUSY client stalled? */
+    enum SlowClientTimer implements Command { CONGESTION_TIMEOUT, MEMORY_CHECK, AVAILABILITY_CHECK }
 
     /** The parking timer ({@link Parking}). */
     enum IdleCheck implements Command { INSTANCE }
@@ -117,7 +118,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final String clientId;
     private final InboundPublish inbound;
     private final DeliveryWindow window;
-    private final WindowSignals signals;
+    private final SlowClient slow;
     /** PUBLISH, PUBREL, SUBSCRIBE and UNSUBSCRIBE: to the shard, acknowledged (with a store, after its write). */
     private final ClientRequests requests;
     private boolean closed;
@@ -161,7 +162,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.clientId = state.clientId();
         this.inbound = state.inbound;
         this.window = state.window;
-        this.signals = new WindowSignals(window, writer, shard, self, timers, clock, environment.stats(), context.getLog());
+        this.slow = new SlowClient(environment, window, writer, shard, self, timers);
         this.requests = new ClientRequests(environment, state, shard, self, packets);
         this.stats = environment.stats();
         this.sessionOutlivesBroker = environment.outlivesBroker(state.sessionExpiryInterval);
@@ -188,11 +189,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
         if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
         if (command == IdleCheck.INSTANCE) return onIdleCheck();
-        if (command == ParkNow.INSTANCE) return onParkNow();
-        if (command == AvailabilityCheck.INSTANCE) return availability();
-        if (command != CongestionTimeout.INSTANCE) return Behaviors.unhandled();
-        signals.congestionTimedOut(clientId);
-        return this;
+        if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, state.isQuiet(packets)) ? Behaviors.stopped() : this;
+        if (!(command instanceof SlowClientTimer timer)) return Behaviors.unhandled();
+        return closed ? this : quotaExceeded(slow.onTimer(timer, getContext().getLog(), clientId));
     }
 
     // ---- from the handshake
@@ -208,7 +207,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         congestion(sessionPresent ? window.resume(now) : window.drain(now));
         var next = readPackets();
         writer.uncork();
-        availability();
+        afterEvent();
         return next;
     }
 
@@ -228,7 +227,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         writer.cork();  // the acknowledgements of a whole chunk go out in one write
         var next = readPackets();
         writer.uncork();
-        availability();  // once per chunk: its acknowledgements may have freed the window
+        afterEvent();  // once per chunk: its acknowledgements may have freed the window
         return next;
     }
 
@@ -303,6 +302,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         writer.cork();
         boolean end = written ? requests.written(count) : requests.writesFailed(count);
         writer.uncork();
+        afterEvent();
         return end ? disconnect(ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING) : this;
     }
 
@@ -350,20 +350,25 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         for (var message : messages) congestion(window.deliver(message, now, writer.backlog()));
         congestion(window.drain(now));
         writer.uncork();
-        availability();
+        afterEvent();
         return this;
     }
 
-    /** Tells the shard when this client starts or stops holding publishers back. */
     private Behavior<Command> congestion(Congestion change) {
-        signals.congestion(change);
+        slow.congestion(change);
         return this;
     }
 
-    /** Tells the shard when how soon this client can take shared subscriptions' work changes. */
-    private Behavior<Command> availability() {
-        if (!closed) signals.availability();  // once closed, the Release tells the shard
-        return this;
+    /** What the client holds and how soon it can take shared work, after an event (once closed, the Release tells the shard). */
+    private void afterEvent() {
+        if (!closed) slow.afterEvent();
+    }
+
+    /** Quota exceeded, if {@code why} is not null: what the client held is let go, and it is disconnected with 0x97. */
+    private Behavior<Command> quotaExceeded(String why) {
+        if (why == null) return this;
+        slow.letGo(state.sessionExpiryInterval, state.transport);
+        return disconnect(ReasonCode.QUOTA_EXCEEDED, why);
     }
 
     /** The shard has applied our Release: everything it sent us before has been bounced back. */
@@ -394,21 +399,16 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onKeepAliveCheck() {
         if (closed || !state.keepAlive.isEnabled()) return this;
         var left = state.keepAlive.untilExpiry(clock.getAsLong());
-        if (left.isNegative() || left.isZero()) {
-            return disconnect(ReasonCode.KEEP_ALIVE_TIMEOUT, "no packet within 1.5 times the keep alive");
-        }
+        if (left.isNegative() || left.isZero()) return disconnect(ReasonCode.KEEP_ALIVE_TIMEOUT, "no packet within 1.5 times the keep alive");
         timers.startSingleTimer(KeepAliveCheck.INSTANCE, left);
         return this;
     }
 
     private Behavior<Command> onIdleCheck() {
-        availability();  // a backlog that drained with no packet since: ready again before it parks
-        if (!closed) parking.idleCheck(state.isQuiet(packets));
+        if (closed) return this;
+        afterEvent();  // the socket may have taken what waited since the last event: ready, holding nothing, before it parks
+        parking.idleCheck(state.isQuiet(packets));
         return this;
-    }
-
-    private Behavior<Command> onParkNow() {
-        return parking.parkNow(state, closed, state.isQuiet(packets)) ? Behaviors.stopped() : this;
     }
 
     // ---- ending
@@ -431,7 +431,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Command> release(boolean publishWill) {
-        congestion(window.close());
+        slow.close();
         var lastWill = publishWill ? LastWill.of(state.will, state.version, clock.getAsLong()) : Optional.<ShardRequest.DelayedWill>empty();
         lastWill.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(clientId, w.message())));
         // A delayed will goes with the session: the shard publishes it after the delay or when the

@@ -82,6 +82,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         if (command instanceof Connection.TransportReady ready) return onTransportReady(ready);
         if (command instanceof Connection.BytesReceived received) return onBytesReceived(received);
         if (command instanceof Connection.Attached attached) return onAttached(attached);
+        if (command instanceof Connection.Refused refused) return onRefused(refused);
         if (command instanceof Connection.TransportClosed closed) return onTransportClosed(closed);
         if (command == Connection.TakenOver.INSTANCE) return onTakenOver();
         if (command == Connection.ServerShuttingDown.INSTANCE) return onServerShuttingDown();
@@ -171,14 +172,21 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         var gate = environment.durableAcks() || settings.shards() > 1 ? new OutboundGate(writer, shard, self) : null;
         var state = new Established(transport, writer, gate, version, identity, will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
-                new InboundPublish(settings, version, terms.problemInformation(), acl),
-                new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats()));
+                new InboundPublish(settings, version, terms.problemInformation(), acl, environment.memory()),
+                new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats(),
+                        environment.memory(), writer::backlog));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
         if (phase == Phase.SHUT_DOWN_WHILE_ATTACHING) return connection.end(!environment.outlivesBroker(terms.sessionExpiryInterval()));
         ConnectionLog.connected(settings.connectionMessages(), identity, version, cleanStart, terms.keepAliveSeconds());
         environment.stats().connected(environment.clock().getAsLong() - acceptedAt);
         return connection.start(attached.sessionPresent(), terms.connAckProperties());
+    }
+
+    /** The shard has no session for this client (the memory budget has no room for a new persistent one). */
+    private Behavior<Connection.Command> onRefused(Connection.Refused refused) {
+        if (phase != Phase.ATTACHING) return Behaviors.stopped();  // closed meanwhile: nobody to tell
+        return refuse(terms.clientId(), refused.reason(), refused.why());
     }
 
     private Behavior<Connection.Command> onTransportClosed(Connection.TransportClosed closed) {

@@ -9,8 +9,10 @@ import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.Queueing;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.SlowSubscriberPolicy;
@@ -18,6 +20,7 @@ import io.pekquitto.shards.stats.ShardStats;
 import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -27,8 +30,11 @@ import java.util.function.Predicate;
  * nothing larger than the client's Maximum Packet Size ([MQTT-3.1.2-25]: discarded as if delivered,
  * its in-flight slot freed); outbound topic aliases within the client's maximum; an expired message
  * not sent ([MQTT-3.3.2-5]); QoS 0 dropped for a client that does not read (its socket backlog over
- * {@link #OUTBOUND_QOS0_LIMIT}). Under {@code slow-subscriber-policy = throttle}, a queue past half its
- * limit asks the shard to slow the publishers down ({@link Congestion}).
+ * {@link #OUTBOUND_QOS0_LIMIT}); and what the client holds within its share of the shard's
+ * {@link MemoryBudget}: QoS 0 that finds no room is dropped, QoS 1/2 goes to the session's queue, which
+ * spills it to the store or drops it. Under {@code slow-subscriber-policy = throttle}, a queue past half
+ * its limit, or a client holding half its share, asks the shard to slow the publishers down
+ * ({@link Congestion}).
  */
 final class DeliveryWindow {
     /** Above this many bytes waiting for the socket, QoS 0 deliveries are dropped (a client that does not read). */
@@ -52,6 +58,9 @@ final class DeliveryWindow {
     /** The packet writer, or with a store the {@link OutboundGate} in front of it. */
     private final Consumer<Packet> out;
     private final ShardStats stats;
+    private final MemoryBudget memory;
+    /** The bytes waiting for the client's socket now: the session holds them too. */
+    private final LongSupplier backlog;
     /** {@code stats::delivered}, made once: a drain runs per acknowledgement. */
     private final LongConsumer delivered;
     /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
@@ -68,8 +77,19 @@ final class DeliveryWindow {
 
     DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
                    Consumer<Packet> out, ShardStats stats) {
+        this(session, terms, version, settings, out, stats, MemoryBudget.NONE, () -> 0);
+    }
+
+    /**
+     * @param memory  the shard's budget, which counts the QoS 0 messages dropped for want of room
+     * @param backlog the bytes waiting for the client's socket ({@link PacketWriter#backlog()})
+     */
+    DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
+                   Consumer<Packet> out, ShardStats stats, MemoryBudget memory, LongSupplier backlog) {
         this.session = session;
         this.stats = stats;
+        this.memory = memory;
+        this.backlog = backlog;
         this.delivered = stats::delivered;
         this.version = version;
         this.receiveMaximum = terms.clientReceiveMaximum();
@@ -91,6 +111,7 @@ final class DeliveryWindow {
 
     /** A message from the shard, QoS and retain already decided by the subscriptions. */
     Congestion deliver(Message message, long now, long outboundBacklog) {
+        session.backlog(outboundBacklog);
         if (message.isExpired(now)) {
             session.dropped(message);  // [MQTT-3.3.2-5]
             return Congestion.UNCHANGED;
@@ -98,35 +119,51 @@ final class DeliveryWindow {
         if (message.qos() == QoS.AT_MOST_ONCE) {
             if (outboundBacklog > OUTBOUND_QOS0_LIMIT) {
                 stats.publishDropped();  // a client that does not read loses QoS 0, never memory without bound
+            } else if (!session.mayTake(message.payload().length())) {
+                memory.dropped(1);  // its share, or the shard's budget, has no room
             } else {
                 stats.delivered(now - message.receivedAt());
                 send(message.toPublish(0, false, now));
             }
             return Congestion.UNCHANGED;
         }
-        if (session.canSendNow(receiveMaximum)) {
+        if (session.canSendNow(receiveMaximum, message)) {
             stats.delivered(now - message.receivedAt());
             send(session.startFlight(message, now));
             return Congestion.UNCHANGED;
         }
-        boolean queued = session.enqueue(message, false, congested);
-        if (!queued) stats.publishDropped();
-        if (!queued || !throttle || congested || gaveUp
-                || session.queuedCount() < congestionHighWater) {
+        var queueing = session.offer(message, false, congested);
+        if (queueing == Queueing.FULL) stats.publishDropped();  // past the budget, the budget counts it
+        if (queueing != Queueing.QUEUED || !throttle || congested || gaveUp
+                || (session.queuedCount() < congestionHighWater && !holdsHalfItsShare())) {
             return Congestion.UNCHANGED;
         }
         // The client acknowledges slower than messages arrive: slow the publishers down before the
-        // queue is full and QoS 1/2 messages would be dropped.
+        // queue or its share of the heap is full and QoS 1/2 messages would be dropped.
         congested = true;
         return Congestion.CONGESTED;
     }
 
-    /** Sends what the window has room for; the congestion ends once the queue is down to a quarter. */
+    private boolean holdsHalfItsShare() {
+        return memory.share() > 0 && session.held() >= memory.share() / 2;
+    }
+
+    /**
+     * Sends what the window has room for; the congestion ends once the queue is down to a quarter of its
+     * limit and what the client holds to a quarter of its share.
+     */
     Congestion drain(long now) {
+        session.backlog(backlog.getAsLong());
         session.drain(receiveMaximum, now, this::send, delivered);
         if (session.queuedCount() > congestionHighWater / 2) return Congestion.UNCHANGED;
+        if (memory.share() > 0 && session.held() > memory.share() / 4) return Congestion.UNCHANGED;
         gaveUp = false;
         return relieve();
+    }
+
+    /** The bytes waiting for the socket now, which the session counts as its client's. */
+    void accountBacklog() {
+        session.backlog(backlog.getAsLong());
     }
 
     /** The session resumes on this connection: its unacknowledged messages again, then its queue. */

@@ -13,6 +13,7 @@ import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.TopicName;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -20,8 +21,9 @@ import io.pekquitto.shards.settings.BrokerSettings;
 /**
  * The rules for a PUBLISH from the client (3.3) and the PUBREL that completes a QoS 2 one: topic
  * aliases, the server's maximum QoS and retain support, the Payload Format Indicator, the ACLs, and
- * exactly-once receipt of QoS 2 (method B, 4.3.3: delivered onwards at once, a resend only acknowledged). Each
- * PUBLISH is routed with its acknowledgement, refused with a reason code, or ends the connection.
+ * exactly-once receipt of QoS 2 (method B, 4.3.3: delivered onwards at once, a resend only acknowledged), and
+ * the memory budget of retained messages. Each PUBLISH is routed with its acknowledgement, refused with a
+ * reason code, or ends the connection.
  */
 final class InboundPublish {
 
@@ -42,13 +44,21 @@ final class InboundPublish {
     private final boolean problemInformation;
     private final InboundTopicAliases topicAliases;
     private final ClientAuthorizer acl;
+    private final MemoryBudget memory;
 
     /** @param acl the client's ACL decisions ({@link io.pekquitto.auth.Authorizer#forClient}) */
     InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation, ClientAuthorizer acl) {
+        this(settings, version, problemInformation, acl, MemoryBudget.NONE);
+    }
+
+    /** @param memory the shard's budget, which a new retained message must fit in */
+    InboundPublish(BrokerSettings settings, ProtocolVersion version, boolean problemInformation, ClientAuthorizer acl,
+                   MemoryBudget memory) {
         this.settings = settings;
         this.version = version;
         this.problemInformation = problemInformation;
         this.acl = acl;
+        this.memory = memory;
         this.topicAliases = new InboundTopicAliases(version.hasProperties() ? settings.topicAliasMaximum() : 0);
     }
 
@@ -93,6 +103,12 @@ final class InboundPublish {
             return refuseNotUtf8(publish);
         }
         var message = Message.of(publish, topic, properties, now);
+        if (publish.retain() && !publish.payload().isEmpty() && !memory.hasRoomFor(publish.payload().length())) {
+            memory.retainedRefused();
+            if (version.hasProperties() && publish.qos() != QoS.AT_MOST_ONCE) return refuseQuotaExceeded(publish);
+            // No reason code to tell it by: delivered to its subscribers as any publish, but not retained.
+            message = message.forSubscriber(message.qos(), false, message.properties());
+        }
         return switch (publish.qos()) {
             case AT_MOST_ONCE -> new Accepted(message, null);
             case AT_LEAST_ONCE -> new Accepted(message, new PubAck(publish.packetId()));  // [MQTT-4.3.2-2]
@@ -129,6 +145,17 @@ final class InboundPublish {
             case AT_LEAST_ONCE -> new AcknowledgedOnly(reasons ? new PubAck(id, ReasonCode.NOT_AUTHORIZED, problem(why)) : new PubAck(id));
             case EXACTLY_ONCE -> new AcknowledgedOnly(reasons ? new PubRec(id, ReasonCode.NOT_AUTHORIZED, problem(why)) : new PubRec(id));
         };
+    }
+
+    /**
+     * A retained message the memory budget has no room for, from an MQTT 5 client at QoS 1 or 2: refused
+     * with 0x97 Quota exceeded, neither retained nor delivered, so the publisher knows.
+     */
+    private Outcome refuseQuotaExceeded(Publish publish) {
+        var why = "the broker's memory budget has no room for another retained message";
+        return new AcknowledgedOnly(publish.qos() == QoS.AT_LEAST_ONCE
+                ? new PubAck(publish.packetId(), ReasonCode.QUOTA_EXCEEDED, problem(why))
+                : new PubRec(publish.packetId(), ReasonCode.QUOTA_EXCEEDED, problem(why)));
     }
 
     /** 3.3.2.3.2: a payload announced as UTF-8 that is not may be refused with 0x99. */

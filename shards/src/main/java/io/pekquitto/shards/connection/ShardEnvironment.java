@@ -1,14 +1,16 @@
 package io.pekquitto.shards.connection;
 
 import io.pekquitto.auth.Security;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
 import io.pekquitto.shards.store.StoreHealth;
 import java.util.function.LongSupplier;
 
 /**
- * What every connection of one shard shares: the broker's settings and security, the shard's budget for
- * partial packets, the clock, and whether acknowledgements wait for the store.
+ * What every connection of one shard shares: the broker's settings and security, the shard's budgets for
+ * partial packets and for what clients hold in the heap, the clock, and whether acknowledgements wait
+ * for the store.
  *
  * @param clock        the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
  * @param durableAcks  a store is in use: PUBACK, PUBREC and PUBCOMP wait until the shard has written
@@ -16,9 +18,11 @@ import java.util.function.LongSupplier;
  * @param storeHealth  whether the store writes now: while it fails, QoS 1/2 PUBLISHes and persistent
  *                     sessions are refused
  * @param stats        what the shard counts, for $SYS and the metrics (the connections count into it)
+ * @param memory       the shard's part of {@code memory.budget}, which its sessions and connections count against
  */
 public record ShardEnvironment(BrokerSettings settings, Security security, PartialPacketBudget partialPackets,
-                               LongSupplier clock, boolean durableAcks, StoreHealth storeHealth, ShardStats stats) {
+                               LongSupplier clock, boolean durableAcks, StoreHealth storeHealth, ShardStats stats,
+                               MemoryBudget memory) {
 
     /** Whether a session with this expiry interval is there again after a restart: kept in a durable store. */
     public boolean outlivesBroker(long sessionExpiryInterval) {
@@ -43,10 +47,15 @@ public record ShardEnvironment(BrokerSettings settings, Security security, Parti
         return of(settings, security, clock, durableAcks, StoreHealth.none(), ShardStats.unobserved());
     }
 
-    /** A shard's environment, with its share of the broker's {@code partial-packet-budget} and its counters. */
+    /**
+     * A shard's environment, with its share of the broker's {@code partial-packet-budget} and of its
+     * {@code memory.budget}, and its counters.
+     */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock, boolean durableAcks,
                                       StoreHealth storeHealth, ShardStats stats) {
         var budget = new PartialPacketBudget(Math.max(1, settings.partialPacketBudget() / settings.shards()));
-        return new ShardEnvironment(settings, security, budget, clock, durableAcks, storeHealth, stats);
+        var memory = settings.memory();
+        return new ShardEnvironment(settings, security, budget, clock, durableAcks, storeHealth, stats,
+                new MemoryBudget(memory.shardBudget(settings.shards()), memory.clientShare()));
     }
 }

@@ -20,6 +20,14 @@ public interface Transport {
     /** Flushes what was written, then closes the connection. Idempotent. */
     void close();
 
+    /**
+     * Closes the connection at once, dropping what was written and not yet sent: for a client that does
+     * not read, whose unsent bytes would otherwise stay in the heap while a close waits for them.
+     */
+    default void abort() {
+        close();
+    }
+
     /** Bytes written but not yet handed to the socket: the measure of a slow reader. */
     long bufferedBytes();
 

@@ -3,6 +3,7 @@ package io.pekquitto.shards.routes;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.TopicFilter;
 import io.pekquitto.routing.RetainedIndex;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.SubscribeRequest;
 import io.pekquitto.shards.session.SubscriptionEntry;
@@ -12,15 +13,29 @@ import java.util.List;
 /**
  * The retained messages of one shard (3.3.1.3) and what a new subscription receives of them. Each
  * shard keeps a copy of every retained message (the payloads are shared, not copied), so a
- * SUBSCRIBE is answered from its own shard.
+ * SUBSCRIBE is answered from its own shard. Their payload bytes count once per broker against the
+ * memory budgets: each of the {@code shards} shards counts its equal part.
  */
 public final class RetainedMessages {
     private final RetainedIndex<Message> index = new RetainedIndex<>();
     private final boolean available;
+    private final MemoryBudget memory;
+    private final int shards;
+    private long bytes;
 
     /** @param available whether retained messages are supported ({@code retain-available}) */
     public RetainedMessages(boolean available) {
+        this(available, MemoryBudget.NONE, 1);
+    }
+
+    /**
+     * @param memory the shard's budget, which counts its part of the retained payloads
+     * @param shards how many shards hold a copy, each counting its part
+     */
+    public RetainedMessages(boolean available, MemoryBudget memory, int shards) {
         this.available = available;
+        this.memory = memory;
+        this.shards = shards;
     }
 
     /**
@@ -31,12 +46,22 @@ public final class RetainedMessages {
      */
     public boolean retain(Message message) {
         if (!available || !message.retain()) return false;
-        if (message.payload().isEmpty()) {
-            index.remove(message.topic());
-        } else {
-            index.put(message.topic(), message);
-        }
+        var previous = message.payload().isEmpty() ? index.remove(message.topic()) : index.put(message.topic(), message);
+        counted(previous, message.payload().isEmpty() ? null : message);
         return true;
+    }
+
+    /** The payload bytes retained changed from {@code before} to {@code after} (either may be null). */
+    private void counted(Message before, Message after) {
+        long part = bytes / shards;
+        if (before != null) bytes -= before.payload().length();
+        if (after != null) bytes += after.payload().length();
+        memory.shared(bytes / shards - part);
+    }
+
+    /** The payload bytes of the retained messages. */
+    public long bytes() {
+        return bytes;
     }
 
     /**
@@ -56,7 +81,7 @@ public final class RetainedMessages {
         var messages = new ArrayList<Message>();
         index.forEachMatching(request.topicFilter(), (topic, message) -> {
             if (message.isExpired(now)) {
-                index.remove(topic);
+                counted(index.remove(topic), null);
                 return;
             }
             messages.add(message.forSubscriber(QoS.min(message.qos(), request.options().maximumQos()), true,

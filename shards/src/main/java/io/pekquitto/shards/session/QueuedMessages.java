@@ -1,6 +1,7 @@
 package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.memory.MemoryBudget;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Iterator;
@@ -30,7 +31,10 @@ final class QueuedMessages {
 
     // Null until used: a broker holds many idle sessions (DESIGN.md, Connections and parking).
     private ArrayDeque<Queued> inMemory;
+    /** Payload bytes of every queued message, in memory and spilled. */
     private long bytes;
+    /** Payload bytes of those in memory. */
+    private long heapPayload;
     private Spilled spilled;
 
     /** Queued messages, in memory and spilled. */
@@ -45,6 +49,11 @@ final class QueuedMessages {
     /** Their payload bytes. */
     long bytes() {
         return bytes;
+    }
+
+    /** What the messages in memory hold in the heap: their payloads, and each its own objects ({@link MemoryBudget#MESSAGE_OVERHEAD}). */
+    long heapBytes() {
+        return heapPayload + (long) inMemorySize() * MemoryBudget.MESSAGE_OVERHEAD;
     }
 
     boolean isEmpty() {
@@ -64,6 +73,7 @@ final class QueuedMessages {
         if (inMemory == null) inMemory = new ArrayDeque<>(2);
         inMemory.add(new Queued(message, seq));
         bytes += message.payload().length();
+        heapPayload += message.payload().length();
     }
 
     /** A message journaled under {@code seq} waits there alone. */
@@ -81,7 +91,10 @@ final class QueuedMessages {
 
     Queued poll() {
         var queued = inMemory == null ? null : inMemory.poll();
-        if (queued != null) bytes -= queued.message().payload().length();
+        if (queued != null) {
+            bytes -= queued.message().payload().length();
+            heapPayload -= queued.message().payload().length();
+        }
         return queued;
     }
 
@@ -93,6 +106,17 @@ final class QueuedMessages {
     /** How many spilled messages fit in memory under {@code window}. */
     int roomIn(int window) {
         return window - inMemorySize();
+    }
+
+    /**
+     * How many spilled messages to read back under {@code window} with {@code room} bytes of the heap free
+     * (the client's share and its shard's budget), at their average size; one if {@code holdsNothing}, so
+     * that a client that reads is never left waiting on a budget others fill.
+     */
+    int toReadBack(int window, long room, boolean holdsNothing) {
+        long average = (spilled() == 0 ? 0 : (bytes - heapPayload) / spilled()) + MemoryBudget.MESSAGE_OVERHEAD;
+        int affordable = (int) Math.min(roomIn(window), room / average);
+        return affordable == 0 && holdsNothing ? 1 : affordable;
     }
 
     /**
@@ -115,13 +139,13 @@ final class QueuedMessages {
             } else {
                 if (inMemory == null) inMemory = new ArrayDeque<>(count);
                 inMemory.add(new Queued(message, stored.seq()));
+                heapPayload += message.payload().length();
             }
         }
         if (read.size() < count) {
             // The journal holds fewer than were counted (it was damaged): what it holds is what is left.
             spilled.count = 0;
-            bytes = 0;
-            for (var queued : inMemory()) bytes += queued.message().payload().length();
+            bytes = heapPayload;
         }
     }
 
@@ -133,9 +157,31 @@ final class QueuedMessages {
             if (test.test(queued)) {
                 it.remove();
                 bytes -= queued.message().payload().length();
+                heapPayload -= queued.message().payload().length();
                 removed.accept(queued);
             }
         }
+    }
+
+    /**
+     * Frees the heap of the queue: every message in memory that the journal holds waits there alone from
+     * now on (they all come before the spilled ones, so the order holds); one it does not hold (QoS 0 to
+     * a connected client) goes to {@code dropped}.
+     */
+    void spillAll(Consumer<Queued> dropped) {
+        if (inMemory == null || inMemory.isEmpty()) return;
+        for (var queued : inMemory) {
+            if (queued.seq() == 0) {
+                bytes -= queued.message().payload().length();
+                dropped.accept(queued);
+            } else {
+                if (spilled == null) spilled = new Spilled();
+                spilled.from = spilled.count == 0 ? queued.seq() : Math.min(spilled.from, queued.seq());
+                spilled.count++;
+            }
+        }
+        inMemory.clear();
+        heapPayload = 0;
     }
 
     /** The spilled QoS 0 messages journaled before {@code seq} are dropped as they are read back. */

@@ -1,5 +1,6 @@
 package io.pekquitto.shards.session;
 
+import io.pekquitto.protocol.ReasonCode;
 import java.time.Duration;
 
 /**
@@ -16,6 +17,9 @@ public sealed interface SessionEffect<C> {
 
     /** The connection gets the session: CONNACK with Session Present. */
     record Attach<C>(C connection, boolean sessionPresent, Session session) implements SessionEffect<C> {}
+
+    /** The connection gets no session: CONNACK with this reason, and it closes (a new persistent session past the memory budget). */
+    record Refuse<C>(C connection, ReasonCode reason, String why) implements SessionEffect<C> {}
 
     /** A migrated session's subscriptions were installed: attach once every peer knows them (a barrier). */
     record AwaitPeers<C>(String clientId, long token) implements SessionEffect<C> {}

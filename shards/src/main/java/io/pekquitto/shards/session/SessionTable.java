@@ -1,9 +1,12 @@
 package io.pekquitto.shards.session;
 
+import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.SessionEffect.Attach;
 import io.pekquitto.shards.session.SessionEffect.AwaitPeers;
 import io.pekquitto.shards.session.SessionEffect.PublishWill;
 import io.pekquitto.shards.session.SessionEffect.RedeliverShared;
+import io.pekquitto.shards.session.SessionEffect.Refuse;
 import io.pekquitto.shards.session.SessionEffect.StartExpiryTimer;
 import io.pekquitto.shards.session.SessionEffect.StartWillTimer;
 import io.pekquitto.shards.session.SessionEffect.Subscribe;
@@ -31,6 +34,9 @@ import java.util.function.Function;
  * <p>A session whose expiry interval is not 0 is persistent: it and its changes go to the shard's
  * {@link SessionJournal}, and it ends there when it ends here. Keyed by client id, it needs no write
  * when it moves to another shard.
+ *
+ * <p>Every session held counts against the shard's {@link MemoryBudget}, what it holds and its own cost; past
+ * it, a new persistent session is refused (0x97 Quota exceeded); resumed and clean sessions still connect.
  */
 final class SessionTable<C> {
     /** Pekko's scheduler cannot hold timers of years; long expiries are checked in steps of this. */
@@ -43,16 +49,18 @@ final class SessionTable<C> {
     private boolean mayHaveLostSessions;
     private final Effects<C> effects;
     private final SessionJournal journal;
+    private final MemoryBudget memory;
     private int self;
     private int shards = 1;
     /** Sessions ended by their expiry, and messages an offline session could not queue: for $SYS. */
     private long expired;
     private long droppedOffline;
 
-    SessionTable(Function<String, Session> newSession, Effects<C> effects, SessionJournal journal) {
+    SessionTable(Function<String, Session> newSession, Effects<C> effects, SessionJournal journal, MemoryBudget memory) {
         this.newSession = newSession;
         this.effects = effects;
         this.journal = journal;
+        this.memory = memory;
     }
 
     void joinMesh(int selfIndex, int shardCount) {
@@ -84,6 +92,13 @@ final class SessionTable<C> {
         if (previous == null && !claim.cleanStart && mayHaveLostSessions && journal.isKept()) {
             previous = lostSession(claim.clientId, now);
         }
+        if (previous == null && claim.sessionExpiryInterval > 0 && !memory.hasRoomForSession()) {
+            // A new persistent session the budget has no room for: 0x97 (3 in 3.1.1); the home hears there is none.
+            memory.sessionRefused();
+            effects.add(new Refuse<>(claim.connection, ReasonCode.QUOTA_EXCEEDED, "the memory budget has no room for another persistent session"));
+            transfer(SessionDirectory.homeOf(claim.clientId, shards), new Ended(claim.clientId, claim.token));
+            return;
+        }
         if (previous != null && claim.cleanStart) {
             discard(claim.clientId, previous, now);
             previous = null;
@@ -94,7 +109,7 @@ final class SessionTable<C> {
         var owned = previous == null
                 ? new OwnedSession<C>(claim.clientId, claim.token, newSession.apply(claim.clientId))
                 : install(claim.clientId, claim.token, previous);
-        sessions.put(claim.clientId, owned);
+        put(owned);
         owned.pendingWill = null;
         owned.generation++;
         owned.connection = claim.connection;
@@ -107,6 +122,16 @@ final class SessionTable<C> {
         } else {
             handToConnection(owned, previous != null);
         }
+    }
+
+    private void put(OwnedSession<C> owned) {
+        sessions.put(owned.clientId, owned);
+        memory.sessions(sessions.size());
+    }
+
+    private void remove(String clientId) {
+        sessions.remove(clientId);
+        memory.sessions(sessions.size());
     }
 
     /**
@@ -176,7 +201,7 @@ final class SessionTable<C> {
     /** A session arrived for a claim whose connection is gone: it stays here offline, as it was. */
     void keepOffline(String clientId, long token, MigratedSession arrived, long now) {
         var owned = install(clientId, token, arrived);
-        sessions.put(clientId, owned);
+        put(owned);
         goOffline(owned, now);
     }
 
@@ -184,7 +209,7 @@ final class SessionTable<C> {
     void recover(String clientId, long token, MigratedSession recovered, long offlineSince) {
         var owned = install(clientId, token, recovered);
         owned.offlineSince = offlineSince;
-        sessions.put(clientId, owned);
+        put(owned);
     }
 
     /** The timers of a recovered session: it ends now if it expired while the broker was down, and its will goes. */
@@ -202,6 +227,7 @@ final class SessionTable<C> {
 
     private OwnedSession<C> install(String clientId, long token, MigratedSession migrated) {
         if (migrated.session().journal().isKept()) migrated.session().journalTo(journal);  // this shard writes it now
+        migrated.session().memoryTo(memory);  // and holds it
         var owned = new OwnedSession<C>(clientId, token, migrated.session());
         owned.subscriptions.putAll(migrated.subscriptions());
         owned.sessionExpiryInterval = migrated.sessionExpiryInterval();
@@ -303,7 +329,7 @@ final class SessionTable<C> {
     }
 
     private void handOver(OwnedSession<C> owned, Successor next, long now) {
-        sessions.remove(owned.clientId);
+        remove(owned.clientId);
         owned.next = null;
         if (owned.sessionExpiryInterval == 0) {
             discard(owned, now);
@@ -311,7 +337,10 @@ final class SessionTable<C> {
             return;
         }
         boolean local = next.shard() == self;
-        if (!local) unindex(owned.clientId, owned.subscriptions);
+        if (!local) {
+            unindex(owned.clientId, owned.subscriptions);
+            owned.session.leaveMemory();  // the next shard's budget counts it
+        }
         var migrated = new MigratedSession(owned.session, owned.subscriptions, owned.sessionExpiryInterval,
                 owned.expiresAt, Optional.ofNullable(owned.pendingWill), local);
         transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(migrated)));
@@ -329,7 +358,7 @@ final class SessionTable<C> {
 
     /** Ends a session held here and tells the home. */
     private void end(OwnedSession<C> owned, long now) {
-        sessions.remove(owned.clientId);
+        remove(owned.clientId);
         discard(owned, now);
         transfer(SessionDirectory.homeOf(owned.clientId, shards), new Ended(owned.clientId, owned.token));
     }
@@ -352,6 +381,7 @@ final class SessionTable<C> {
         will.ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.messageAt(now))));
         if (session == null) return;
         for (var message : session.takeSharedMessages()) effects.add(new RedeliverShared<>(clientId, message));
+        session.leaveMemory();
         if (session.journal().isKept()) {
             journal.ended(clientId);
             session.journalTo(SessionJournal.NONE);
@@ -401,25 +431,9 @@ final class SessionTable<C> {
 
     // ---- deliveries and subscriptions
 
-    /**
-     * Where a message for a client goes: its attached connection (returned, for the caller to send it
-     * on), or the session's queue, offline rules applied (null); null too if no session is here.
-     */
-    C deliver(String clientId, Message message) {
-        var owned = sessions.get(clientId);
-        if (owned == null) return null;
-        if (owned.isAttached()) {
-            owned.session.routed(message);
-            return owned.connection;
-        }
-        if (!owned.session.enqueue(message, owned.connection == null)) droppedOffline++;
-        return null;
-    }
-
-    /** A message held for the client while its connection drains: journaled now, as if routed to it. */
-    void held(String clientId, Message message) {
-        var owned = sessions.get(clientId);
-        if (owned != null) owned.session.routed(message);
+    /** A message an offline session could not queue (its limits; the memory budget counts its own). */
+    void offlineDropped() {
+        droppedOffline++;
     }
 
     String attachedClient(C connection) {
@@ -428,20 +442,6 @@ final class SessionTable<C> {
 
     boolean holds(String clientId) {
         return sessions.containsKey(clientId);
-    }
-
-    /** The subscriptions of the session attached to this connection, or null. */
-    Map<String, SubscriptionEntry> subscriptionsOf(String clientId) {
-        var owned = sessions.get(clientId);
-        return owned == null ? null : owned.subscriptions;
-    }
-
-    /** Client ids and tokens of the sessions held here whose home is {@code shard}. */
-    List<Map.Entry<String, Successor>> heldWithHome(int shard) {
-        return sessions.values().stream()
-                .filter(owned -> SessionDirectory.homeOf(owned.clientId, shards) == shard)
-                .map(owned -> Map.entry(owned.clientId, new Successor(self, owned.token)))
-                .toList();
     }
 
     private void transfer(int shard, SessionTransfer message) {

@@ -1,5 +1,6 @@
 package io.pekquitto.shards.session;
 
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.SessionEffect.TakeOver;
 import io.pekquitto.shards.session.SessionEffect.Transfer;
 import io.pekquitto.shards.session.SessionTransfer.Claim;
@@ -7,6 +8,7 @@ import io.pekquitto.shards.session.SessionTransfer.Ended;
 import io.pekquitto.shards.session.SessionTransfer.Handover;
 import io.pekquitto.shards.session.SessionTransfer.Relinquish;
 import io.pekquitto.shards.session.SessionTransfer.Successor;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +45,12 @@ public final class Sessions<C> {
 
     /** @param journal where persistent sessions are written: the shard's batch for the store */
     public Sessions(Function<String, Session> newSession, SessionJournal journal) {
-        this.table = new SessionTable<>(newSession, effects, journal);
+        this(newSession, journal, MemoryBudget.NONE);
+    }
+
+    /** @param memory the shard's memory budget, which the sessions held here count against */
+    public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory) {
+        this.table = new SessionTable<>(newSession, effects, journal, memory);
     }
 
     /** This shard's index among {@code shardCount}. */
@@ -140,11 +147,15 @@ public final class Sessions<C> {
         while (claim != null && claim.next != null && claim.next.shard() == self) {
             claim = claims.remove(claim.next.token());
         }
-        if (claim == null) return;  // a claim lost with a restarted shard's state
+        if (claim == null) {  // a claim lost with a restarted shard's state
+            session.ifPresent(lost -> lost.session().leaveMemory());
+            return;
+        }
         if (claim.connection != null) claimsByConnection.remove(claim.connection);
         if (claim.next != null) {
             var clientId = claim.clientId;
             var next = claim.next;
+            session.ifPresent(moving -> moving.session().leaveMemory());  // it goes on to another shard
             send(next.shard(), new Handover(clientId, next.token(), session.map(s -> table.unindexed(clientId, s))));
         } else if (claim.connection != null) {
             table.attach(claim, session, now);
@@ -216,9 +227,13 @@ public final class Sessions<C> {
         table.sessionsMayHaveBeenLost();
     }
 
-    /** The sessions held here whose home is {@code peer}, for it to rebuild its directory after a restart. */
+    /** The sessions held here whose home is {@code peer} (client ids and tokens), for it to rebuild its directory after a restart. */
     public List<Map.Entry<String, Successor>> heldWithHome(int peer) {
-        return table.heldWithHome(peer);
+        var held = new ArrayList<Map.Entry<String, Successor>>();
+        for (var owned : table.all()) {
+            if (SessionDirectory.homeOf(owned.clientId, shards) == peer) held.add(Map.entry(owned.clientId, new Successor(self, owned.token)));
+        }
+        return held;
     }
 
     /** A peer tells this (restarted) shard which of the client ids homed here it holds. */
@@ -230,10 +245,17 @@ public final class Sessions<C> {
 
     /**
      * Where a message for a client goes: its attached connection (returned, for the caller to batch it),
-     * or the session's queue (null); null too when no session of the client is here.
+     * or the session's queue, offline rules applied (null); null too when no session of the client is here.
      */
     public C deliver(String clientId, Message message) {
-        return table.deliver(clientId, message);
+        var owned = table.get(clientId);
+        if (owned == null) return null;
+        if (owned.isAttached()) {
+            owned.session.routed(message);
+            return owned.connection;
+        }
+        if (owned.session.offer(message, owned.connection == null, false) == Queueing.FULL) table.offlineDropped();
+        return null;
     }
 
     /**
@@ -241,7 +263,8 @@ public final class Sessions<C> {
      * session journals it now, so the publisher's acknowledgement covers it wherever it goes next.
      */
     public void held(String clientId, Message message) {
-        table.held(clientId, message);
+        var owned = table.get(clientId);
+        if (owned != null) owned.session.routed(message);
     }
 
     /** What the sessions held here amount to now, for $SYS and the metrics. */
@@ -266,7 +289,8 @@ public final class Sessions<C> {
 
     /** The subscriptions of the client's session held here (changed in place by SUBSCRIBE), or null. */
     public Map<String, SubscriptionEntry> subscriptionsOf(String clientId) {
-        return table.subscriptionsOf(clientId);
+        var owned = table.get(clientId);
+        return owned == null ? null : owned.subscriptions;
     }
 
     /** The subscriptions of a session held here were changed in place: a persistent session is written again. */

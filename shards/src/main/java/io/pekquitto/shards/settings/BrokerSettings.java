@@ -31,7 +31,9 @@ import java.util.Objects;
  * @param maxSessionExpiry      the longest session expiry granted ({@code pekquitto.max-session-expiry})
  * @param connectTimeout        how long a new connection may take to send CONNECT ({@code pekquitto.connect-timeout})
  * @param placement             how new connections are spread over shards ({@code pekquitto.placement})
- * @param maxQueuedBytes        payload bytes queued per session, 0 for no limit ({@code pekquitto.max-queued-bytes})
+ * @param maxQueuedBytes        payload bytes queued per session, in the heap and the store, 0 for no limit
+ *                              ({@code pekquitto.max-queued-bytes} set to a size; {@code auto} limits only what a
+ *                              session holds in the heap, through {@link MemorySettings#clientShare})
  * @param strictReceiveMaximum  whether an MQTT 5 client that exceeds our Receive Maximum gets DISCONNECT
  *                              0x93 ({@code pekquitto.receive-maximum-policy = strict}) or is tolerated ({@code lenient})
  * @param responseInformationPrefix the Response Information an MQTT 5 client that asks for it gets: this
@@ -49,6 +51,8 @@ import java.util.Objects;
  *                              ({@code pekquitto.log.connection-messages}, Mosquitto's {@code connection_messages})
  * @param operations            $SYS topics, metrics and shutdown ({@code pekquitto.sys-interval}, {@code
  *                              pekquitto.shutdown-timeout}, {@code pekquitto.metrics})
+ * @param memory                the heap clients may fill with what they hold, in all and each
+ *                              ({@code pekquitto.memory}, and {@code max-queued-bytes} as a client's share)
  */
 public record BrokerSettings(
         int shards,
@@ -75,7 +79,8 @@ public record BrokerSettings(
         AuthSettings auth,
         StoreSettings store,
         boolean connectionMessages,
-        OperationsSettings operations) {
+        OperationsSettings operations,
+        MemorySettings memory) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -91,6 +96,7 @@ public record BrokerSettings(
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(operations, "operations");
+        Objects.requireNonNull(memory, "memory");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,

@@ -57,8 +57,11 @@ public final class SettingsReader {
         var known = defaults.withValue("listeners", ConfigValueFactory.fromIterable(List.of(defaults.get("listener-defaults"))));
         checkKnownKeys(config.getObject(ROOT), known, ROOT);
         try {
+            int shards = shards(config);
+            long partialPacketBudget = partialPacketBudget(config);
+            var memory = memorySettings(config, shards, partialPacketBudget);
             return new BrokerSettings(
-                    shards(config),
+                    shards,
                     ListenersReader.read(config, path("listeners"), path("listener-defaults")),
                     size(config, path("max-packet-size")),
                     config.getInt(path("max-keep-alive")),
@@ -72,17 +75,18 @@ public final class SettingsReader {
                     maxSessionExpiry(config),
                     positive(config, path("connect-timeout")),
                     Placement.parse(config.getString(path("placement"))),
-                    config.getBytes(path("max-queued-bytes")),
+                    queueLimitBytes(config),
                     receiveMaximumPolicy(config),
                     config.getString(path("response-information-prefix")),
                     SlowSubscriberPolicy.parse(config.getString(path("slow-subscriber-policy"))),
                     new ParkingSettings(config.getBoolean(path("parking.enabled")), positive(config, path("parking.idle-grace"))),
                     size(config, path("max-connect-size")),
-                    partialPacketBudget(config),
+                    partialPacketBudget,
                     AuthSettingsReader.read(config, path("auth")),
                     storeSettings(config),
                     config.getBoolean(path("log.connection-messages")),
-                    operationsSettings(config));
+                    operationsSettings(config),
+                    memory);
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -108,13 +112,15 @@ public final class SettingsReader {
 
     /**
      * BrokerSettings checks its own ranges, so each rule lives in one place; its messages begin with the
-     * key's name ("max-qos must be 0, 1 or 2, not 3"), which is how the key to blame is found here.
+     * key's name ("max-qos must be 0, 1 or 2, not 3", or a nested one's: "memory.budget must ..."), which
+     * is how the key to blame is found here.
      */
     private static ConfigurationException outOfRange(Config config, Collection<String> keys, IllegalArgumentException e) {
         var message = e.getMessage();
+        var named = message.substring(0, Math.max(0, message.indexOf(' ')));
         for (var key : keys) {
-            if (message.startsWith(key + " ")) {
-                return new ConfigurationException(ROOT + "." + message + " (" + origin(config, path(key)) + ")", e);
+            if (named.equals(key) || (named.startsWith(key + ".") && config.hasPath(path(named)))) {
+                return new ConfigurationException(ROOT + "." + message + " (" + origin(config, path(named)) + ")", e);
             }
         }
         return new ConfigurationException(ROOT + ": " + message, e);
@@ -194,11 +200,49 @@ public final class SettingsReader {
     /** {@code auto}: a quarter of the heap the JVM may grow to, so hostile clients cannot take it all. */
     private static long partialPacketBudget(Config config) {
         var path = path("partial-packet-budget");
+        return isAuto(config, path) ? Runtime.getRuntime().maxMemory() / 4 : config.getBytes(path);
+    }
+
+    private static boolean isAuto(Config config, String path) {
         var value = config.getValue(path);
-        if (value.valueType() == ConfigValueType.STRING && "auto".equals(value.unwrapped())) {
-            return Runtime.getRuntime().maxMemory() / 4;
+        return value.valueType() == ConfigValueType.STRING && "auto".equals(value.unwrapped());
+    }
+
+    /** {@code max-queued-bytes} as a limit on the queue, in the heap and the store: none with {@code auto}. */
+    private static long queueLimitBytes(Config config) {
+        var path = path("max-queued-bytes");
+        return isAuto(config, path) ? 0 : bytes(config, path, "a size, 0 or auto");
+    }
+
+    /**
+     * {@code memory.budget}: {@code auto} ({@link MemorySettings#autoBudget}), a size, or 0 for none; and a
+     * client's share of it: a quarter of a shard's part, or {@code max-queued-bytes} if that is set larger
+     * (a size keeps Mosquitto's meaning, the queue's payload bytes, which a smaller share would cut short),
+     * or none with {@code max-queued-bytes = 0}.
+     */
+    private static MemorySettings memorySettings(Config config, int shards, long partialPacketBudget) {
+        var budgetPath = path("memory.budget");
+        long budget = isAuto(config, budgetPath)
+                ? MemorySettings.autoBudget(Runtime.getRuntime().maxMemory(), partialPacketBudget)
+                : bytes(config, budgetPath, "a size, 0 or auto");
+        long share = MemorySettings.autoShare(budget / Math.max(1, shards));  // shards < 1 is refused by BrokerSettings
+        var sharePath = path("max-queued-bytes");
+        if (!isAuto(config, sharePath)) {
+            long queueLimit = bytes(config, sharePath, "a size, 0 or auto");
+            share = queueLimit == 0 ? 0 : Math.max(share, queueLimit);
         }
-        return config.getBytes(path);
+        if (budget == 0) share = 0;  // memory.budget = 0 turns every memory rule off
+        return new MemorySettings(budget, share, positive(config, path("memory.over-share-grace")));
+    }
+
+    /** A size in bytes, naming what else the key takes when its value is no size. */
+    private static long bytes(Config config, String path, String expected) {
+        try {
+            return config.getBytes(path);
+        } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+            throw new ConfigurationException(path + " must be " + expected + ", not " + config.getValue(path).render()
+                    + " (" + origin(config, path) + ")", e);
+        }
     }
 
     /** A size in bytes ("1MiB" or a number); beyond an int it is clamped, for BrokerSettings to refuse. */

@@ -10,10 +10,12 @@ package io.pekquitto.shards.stats;
  *                             does not read (offline sessions' and the mesh's drops are in the gauges)
  * @param congestionTimeouts   congested clients whose publishers stopped waiting for them
  * @param connects             successful CONNACKs
+ * @param memory               the shard's memory budget: what is used of it, and what it refused
  */
 public record ShardFigures(int shard, long packetsReceived, long packetsSent, long bytesReceived, long bytesSent,
                            long publishReceived, long publishSent, long publishBytesReceived, long publishBytesSent,
-                           long publishDropped, long congestionTimeouts, long connects, Gauges gauges) {
+                           long publishDropped, long congestionTimeouts, long connects, Gauges gauges,
+                           MemoryFigures memory) {
 
     /**
      * What the shard holds now, and the counts its parts keep themselves.
@@ -33,8 +35,8 @@ public record ShardFigures(int shard, long packetsReceived, long packetsSent, lo
     public record Gauges(int connections, int parked, int sessions, int offlineSessions, long subscriptions, long queued,
                          int retained, long expiredSessions, long offlineDropped, long meshBatches, long meshQos0Dropped) {}
 
-    /** Every message dropped on this shard: for attached clients, offline sessions and on the mesh. */
+    /** Every message dropped on this shard: for attached clients, offline sessions, on the mesh, and for the memory budget. */
     public long droppedTotal() {
-        return publishDropped + gauges.offlineDropped() + gauges.meshQos0Dropped();
+        return publishDropped + gauges.offlineDropped() + gauges.meshQos0Dropped() + memory.dropped();
     }
 }

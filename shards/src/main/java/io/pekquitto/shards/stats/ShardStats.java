@@ -64,9 +64,9 @@ public final class ShardStats {
 
     public void congestionTimedOut() { congestionTimeouts++; }
 
-    /** The counters now, with the shard's gauges. */
-    public ShardFigures figures(int shard, ShardFigures.Gauges gauges) {
+    /** The counters now, with the shard's gauges and its memory budget's figures. */
+    public ShardFigures figures(int shard, ShardFigures.Gauges gauges, MemoryFigures memory) {
         return new ShardFigures(shard, packetsReceived, packetsSent, bytesReceived, bytesSent, publishReceived, publishSent,
-                publishBytesReceived, publishBytesSent, publishDropped, congestionTimeouts, connects, gauges);
+                publishBytesReceived, publishBytesSent, publishDropped, congestionTimeouts, connects, gauges, memory);
     }
 }

@@ -7,7 +7,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * The {@code $SYS/broker/...} topics, with Mosquitto's names and meanings (its {@code sys_tree.c}) and
- * pekquitto's own ({@code clients/parked}, {@code clients/refused}, {@code mesh/...}, {@code shards/N/...}). Each sample gives
+ * pekquitto's own ({@code clients/parked}, {@code clients/refused}, {@code mesh/...}, {@code memory/...},
+ * {@code shards/N/...}). Each sample gives
  * the topics whose value changed since the last one, as Mosquitto publishes: they are retained, so a
  * new subscriber to {@code $SYS/#} gets every value at once.
  */
@@ -72,6 +73,7 @@ public final class SysTopics {
         now.put("mesh/batches", Long.toString(figures.sum(shard -> shard.gauges().meshBatches())));
         now.put("mesh/qos0-dropped", Long.toString(figures.sum(shard -> shard.gauges().meshQos0Dropped())));
         now.put("congestion/timeouts", Long.toString(figures.sum(ShardFigures::congestionTimeouts)));
+        memory(now, figures);
         for (var shard : figures.shards()) perShard(now, shard);
         loads(now, figures, seconds);
 
@@ -80,6 +82,16 @@ public final class SysTopics {
             if (!value.equals(published.put(PREFIX + topic, value))) changed.put(PREFIX + topic, value);
         });
         return changed;
+    }
+
+    /** The memory budgets (README, "Memory budgets"): what is used of them, and what they refused. */
+    private static void memory(Map<String, String> now, BrokerFigures figures) {
+        now.put("memory/used", Long.toString(figures.sum(shard -> shard.memory().used())));
+        now.put("memory/budget", Long.toString(figures.sum(shard -> shard.memory().budget())));
+        now.put("memory/dropped", Long.toString(figures.sum(shard -> shard.memory().dropped())));
+        now.put("memory/disconnected", Long.toString(figures.sum(shard -> shard.memory().disconnected())));
+        now.put("memory/sessions-refused", Long.toString(figures.sum(shard -> shard.memory().sessionsRefused())));
+        now.put("memory/retained-refused", Long.toString(figures.sum(shard -> shard.memory().retainedRefused())));
     }
 
     private static void counter(Map<String, String> now, BrokerFigures figures, String name,
@@ -110,6 +122,8 @@ public final class SysTopics {
         now.put(prefix + "publish/messages/dropped", Long.toString(shard.droppedTotal()));
         now.put(prefix + "mesh/batches", Long.toString(gauges.meshBatches()));
         now.put(prefix + "mesh/qos0-dropped", Long.toString(gauges.meshQos0Dropped()));
+        now.put(prefix + "memory/used", Long.toString(shard.memory().used()));
+        now.put(prefix + "memory/budget", Long.toString(shard.memory().budget()));
     }
 
     private static String format(double value) {

@@ -29,6 +29,12 @@ public final class ShardSockets extends AbstractActorWithTimers {
     static final Duration LINGER = Duration.ofSeconds(1);
 
     /**
+     * How long a close may wait for the client to read what was written before it: a client that reads
+     * nothing would otherwise keep those bytes in the heap, and its socket open, for ever.
+     */
+    static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    /**
      * A socket accepted for this shard, the connection actor that serves it, its listener's TLS if any,
      * and the listener, whose place it holds until the socket closes.
      */
@@ -39,6 +45,11 @@ public final class ShardSockets extends AbstractActorWithTimers {
     record Linger(ActorRef socket) {}
 
     private record LingerOver(ActorRef socket) {}
+
+    /** A close was asked for with bytes still to write: cut the socket if it is still open after {@link #CLOSE_TIMEOUT}. */
+    record Closing(ActorRef socket) {}
+
+    private record CloseTimedOut(ActorRef socket) {}
 
     private final Map<ActorRef, SocketTransport> bySocket = new HashMap<>();
     /** The TLS engines' large buffers, shared by the shard's connections, which run on its thread one at a time. */
@@ -70,6 +81,11 @@ public final class ShardSockets extends AbstractActorWithTimers {
                 .match(Linger.class, linger -> getTimers().startSingleTimer(linger.socket(), new LingerOver(linger.socket()), LINGER))
                 .match(LingerOver.class, over -> {
                     if (bySocket.containsKey(over.socket())) over.socket().tell(TcpMessage.abort(), getSelf());
+                })
+                .match(Closing.class, closing -> getTimers().startSingleTimer(new CloseTimedOut(closing.socket()),
+                        new CloseTimedOut(closing.socket()), CLOSE_TIMEOUT))
+                .match(CloseTimedOut.class, timedOut -> {
+                    if (bySocket.containsKey(timedOut.socket())) timedOut.socket().tell(TcpMessage.abort(), getSelf());
                 })
                 .match(Terminated.class, terminated -> socketClosed(terminated.actor(), "socket actor stopped"))
                 .build();
@@ -113,6 +129,7 @@ public final class ShardSockets extends AbstractActorWithTimers {
         var transport = bySocket.remove(socket);
         if (transport == null) return;
         getTimers().cancel(socket);
+        getTimers().cancel(new CloseTimedOut(socket));
         getContext().unwatch(socket);
         transport.closed(cause);
     }

@@ -54,6 +54,8 @@ final class SocketTransport implements Transport {
     /** A ResumeReading is out and no chunk has come since: asking again would only wake the selector. */
     private boolean reading;
     private boolean closeRequested;
+    /** Reset by the broker: nothing is written any more, the socket's close follows. */
+    private boolean aborted;
     private boolean closed;
 
     /**
@@ -110,6 +112,20 @@ final class SocketTransport implements Transport {
             }
         }
         if (writing == 0) flush();
+        // Bytes still to write: the client may never read them.
+        if (writing != 0) sockets.tell(new ShardSockets.Closing(socket), ActorRef.noSender());
+    }
+
+    /** The socket is reset: Pekko IO drops its write in progress, and this drops what waits behind it. */
+    @Override
+    public void abort() {
+        if (closed || aborted) return;
+        closeRequested = true;
+        aborted = true;
+        writing = 0;
+        pending = ByteString.emptyByteString();
+        pendingTls = ByteString.emptyByteString();
+        socket.tell(TcpMessage.abort(), sockets);
     }
 
     @Override
@@ -193,6 +209,7 @@ final class SocketTransport implements Transport {
     }
 
     void written() {
+        if (aborted) return;
         writing = 0;
         flush();
     }

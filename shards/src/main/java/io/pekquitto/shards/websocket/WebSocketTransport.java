@@ -62,6 +62,15 @@ final class WebSocketTransport implements Transport {
         flush();
     }
 
+    /** Both sides of the stream end now; what waited for its queue is dropped. */
+    @Override
+    public void abort() {
+        if (closed) return;
+        closeRequested = true;
+        pending = ByteString.emptyByteString();
+        stream.cancel();
+    }
+
     @Override
     public long bufferedBytes() {
         return stream.queuedBytes() + pending.size();

@@ -115,14 +115,40 @@
       element.textContent = format(value, element.dataset.format);
       if (element.dataset.format === 'state') element.dataset.state = value;  // "failing" shows in red
     });
+    if (name.startsWith('memory/') || name.startsWith('heap/')) showMemory();
     byId('updated').textContent = new Date().toLocaleTimeString('en-GB');
     noteBurst(packet.retain);
+  }
+
+  // The memory budget (README, "Memory budgets"): what is used of it, as a bar that turns amber past
+  // three quarters and red past nine tenths, where the broker starts turning clients away; and the heap.
+  function showMemory() {
+    const used = Number(figures.get('memory/used'));
+    const budget = Number(figures.get('memory/budget'));
+    const meter = byId('memory-meter');
+    if (Number.isFinite(used) && budget > 0) {
+      byId('memory-use').textContent = `${bytes(used)} of ${bytes(budget)} (${Math.round(100 * used / budget)} %)`;
+      meter.value = Math.min(1, used / budget);
+      meter.hidden = false;
+    } else if (Number.isFinite(used)) {
+      byId('memory-use').textContent = `${bytes(used)} (no budget)`;
+    }
+    const heap = Number(figures.get('heap/current'));
+    const heapMaximum = Number(figures.get('heap/maximum'));
+    if (Number.isFinite(heap) && heapMaximum > 0) byId('heap-use').textContent = `${bytes(heap)} of ${bytes(heapMaximum)}`;
+  }
+
+  function bytes(count) {
+    if (count >= 1024 * 1024) return `${(count / (1024 * 1024)).toFixed(1)} MiB`;
+    if (count >= 1024) return `${(count / 1024).toFixed(1)} KiB`;
+    return `${count} B`;
   }
 
   function format(value, kind) {
     if (kind === 'text' || kind === 'state') return value;
     if (kind === 'bytes') return bytes(Number(value));
     if (kind === 'uptime') return duration(parseInt(value, 10));
+    if (kind === 'bytes' && Number.isFinite(Number(value))) return bytes(Number(value));
     const number = Number(value);
     return Number.isFinite(number) ? numbers.format(number) : value;
   }
@@ -149,7 +175,8 @@
 
   function showShardFigure(shard, name, value) {
     const table = byId('shards');
-    const columns = [...table.querySelectorAll('th[data-column]')].map((th) => th.dataset.column);
+    const headers = [...table.querySelectorAll('th[data-column]')];
+    const columns = headers.map((th) => th.dataset.column);
     const column = columns.indexOf(name);
     if (column < 0) return;
     let row = table.querySelector(`tr[data-shard="${shard}"]`);
@@ -165,7 +192,7 @@
       table.hidden = false;
       byId('no-shards').hidden = true;
     }
-    row.cells[column + 1].textContent = format(value);
+    row.cells[column + 1].textContent = format(value, headers[column].dataset.format);
   }
 
   function noteBurst(retained) {

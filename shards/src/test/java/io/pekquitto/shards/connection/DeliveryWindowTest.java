@@ -19,10 +19,12 @@ import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.MemoryFigures;
 import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -230,7 +232,7 @@ class DeliveryWindowTest {
         var window = window(10);
         window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT + 1);
         assertTrue(sent.isEmpty());
-        assertEquals(1, stats.figures(0, null).publishDropped());
+        assertEquals(1, stats.figures(0, null, MemoryFigures.NONE).publishDropped());
         window.deliver(message("t", QoS.AT_MOST_ONCE), NOW, DeliveryWindow.OUTBOUND_QOS0_LIMIT);
         assertEquals(1, publishes().size());
     }
@@ -245,7 +247,7 @@ class DeliveryWindowTest {
         window.pubAck(publishes().get(1).packetId(), NOW + 10);                                        // then sent
 
         assertEquals(List.of(3L, 5L, 10L), latencies);
-        assertEquals(1, stats.figures(0, null).publishDropped());
+        assertEquals(1, stats.figures(0, null, MemoryFigures.NONE).publishDropped());
     }
 
     @Test
@@ -346,5 +348,62 @@ class DeliveryWindowTest {
         var pubRel = assertInstanceOf(PubRel.class, sent.get(0));
         assertEquals(33, pubRel.packetId());
         assertEquals(ReasonCode.PACKET_IDENTIFIER_NOT_FOUND, pubRel.reason());
+    }
+
+    // ---- the memory budget
+
+    /** A shard of 10,000 bytes whose clients may hold 1,000 each, and a session counted against it. */
+    private final MemoryBudget budget = new MemoryBudget(10_000, 1_000);
+    private final Session counted = new Session("c", 100, 0, false, budget);
+
+    private DeliveryWindow budgeted(int receiveMaximum, BrokerSettings settings, long[] backlog) {
+        return new DeliveryWindow(counted, terms(receiveMaximum, NO_LIMIT, 0), ProtocolVersion.MQTT_5, settings, sent::add,
+                stats, budget, () -> backlog[0]);
+    }
+
+    @Test
+    void qos0ThatItsShareHasNoRoomForIsDroppedAndCountedByTheBudget() {
+        var window = budgeted(10, DEFAULTS, new long[1]);
+        window.deliver(message("t", QoS.AT_MOST_ONCE, "x".repeat(300)), NOW, 800);
+        assertTrue(publishes().isEmpty());
+        assertEquals(1, budget.figures().dropped());
+        assertEquals(0, stats.figures(0, null, MemoryFigures.NONE).publishDropped(), "counted once, as the budget's");
+        window.deliver(message("t", QoS.AT_MOST_ONCE, "x".repeat(200)), NOW, 800);
+        assertEquals(1, publishes().size());
+    }
+
+    @Test
+    void whatWaitsForTheSocketCountsAsTheClients() {
+        var window = budgeted(10, DEFAULTS, new long[1]);
+        window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(100)), NOW, 700);
+        assertEquals(800 + MemoryBudget.MESSAGE_OVERHEAD, counted.held(), "in flight 100 and the message's own objects, waiting for the socket 700");
+        window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(300)), NOW, 700);
+        assertEquals(1, publishes().size(), "neither in flight nor queued: past its share");
+        assertEquals(1, budget.figures().dropped());
+    }
+
+    @Test
+    void aQueuedMessageWaitsWhileTheBacklogLeavesNoRoomForItsCopy() {
+        long[] backlog = {0};
+        var window = budgeted(1, DEFAULTS, backlog);
+        window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(300)), NOW, 0);
+        window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(300)), NOW, 0);  // queued behind a full window
+        backlog[0] = 800;
+        window.pubAck(lastPacketId(), NOW);
+        assertEquals(1, publishes().size(), "800 waiting and 300 more would pass its share of 1,000");
+        backlog[0] = 0;
+        window.drain(NOW);
+        assertEquals(2, publishes().size(), "the socket took them: it goes");
+    }
+
+    @Test
+    void theThrottlePolicySignalsCongestionAtHalfTheClientsShare() {
+        var settings = BrokerSettings.parse("slow-subscriber-policy = throttle");
+        var window = budgeted(1, settings, new long[1]);
+        // Each message costs its payload and MESSAGE_OVERHEAD (96).
+        assertEquals(UNCHANGED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(300)), NOW, 0));  // in flight: 396
+        assertEquals(UNCHANGED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(4)), NOW, 0));  // 496 held
+        assertEquals(CONGESTED, window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(4)), NOW, 0), "596: past half its share");
+        assertEquals(2, counted.queuedCount(), "two messages queue: far from max-queued-messages");
     }
 }

@@ -19,6 +19,7 @@ import io.pekquitto.protocol.PubRel;
 import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import org.junit.jupiter.api.Test;
@@ -317,5 +318,54 @@ class InboundPublishTest {
                 v5(DEFAULTS).receive(publish("a", QoS.AT_MOST_ONCE, 0, expiry), session, NOW));
         assertFalse(accepted.message().isExpired(NOW + 9_999_999_999L));
         assertTrue(accepted.message().isExpired(NOW + 10_000_000_000L));
+    }
+
+    /** A shard budget that has 5 bytes of room left. */
+    private static MemoryBudget almostFull() {
+        var budget = new MemoryBudget(100, 0);
+        budget.held(0, 95);
+        return budget;
+    }
+
+    private static Publish retained(QoS qos, String payload) {
+        return new Publish("r/t", Binary.utf8(payload), qos, true, false, qos == QoS.AT_MOST_ONCE ? 0 : 9, Properties.NONE);
+    }
+
+    @Test
+    void aRetainedMessageTheBudgetHasNoRoomForIsRefusedWithQuotaExceededInMqtt5() {
+        var budget = almostFull();
+        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, true, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT), budget);
+        var qos1 = assertInstanceOf(InboundPublish.AcknowledgedOnly.class, inbound.receive(retained(QoS.AT_LEAST_ONCE, "too big"), session, NOW));
+        var pubAck = assertInstanceOf(PubAck.class, qos1.ack());
+        assertEquals(ReasonCode.QUOTA_EXCEEDED, pubAck.reason());
+        assertTrue(pubAck.properties().reasonString().isPresent(), "with a reason string");
+        var qos2 = assertInstanceOf(InboundPublish.AcknowledgedOnly.class, inbound.receive(retained(QoS.EXACTLY_ONCE, "too big"), session, NOW));
+        assertEquals(ReasonCode.QUOTA_EXCEEDED, assertInstanceOf(PubRec.class, qos2.ack()).reason());
+        assertEquals(0, session.awaitingPubRelCount(), "refused: no PUBREL awaited");
+        assertEquals(2, budget.figures().retainedRefused());
+    }
+
+    @Test
+    void withoutAReasonCodeToTellItByTheMessageGoesOutButIsNotRetained() {
+        var budget = almostFull();
+        var v311 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_3_1_1, false, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT), budget);
+        var qos1 = assertInstanceOf(InboundPublish.Accepted.class, v311.receive(retained(QoS.AT_LEAST_ONCE, "too big"), session, NOW));
+        assertFalse(qos1.message().retain());
+        assertEquals(ReasonCode.SUCCESS, assertInstanceOf(PubAck.class, qos1.ack()).reason());
+        var v5 = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, true, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT), budget);
+        var qos0 = assertInstanceOf(InboundPublish.Accepted.class, v5.receive(retained(QoS.AT_MOST_ONCE, "too big"), session, NOW));
+        assertFalse(qos0.message().retain(), "QoS 0 has no acknowledgement to carry one");
+        assertEquals(2, budget.figures().retainedRefused());
+    }
+
+    @Test
+    void aRetainedMessageThatFitsOrClearsTheTopicIsRetained() {
+        var budget = almostFull();
+        var inbound = new InboundPublish(DEFAULTS, ProtocolVersion.MQTT_5, true, Authorizer.ALLOW_ALL.forClient(TestConnections.CLIENT), budget);
+        assertTrue(assertInstanceOf(InboundPublish.Accepted.class, inbound.receive(retained(QoS.AT_LEAST_ONCE, "fits!"), session, NOW))
+                .message().retain());
+        assertTrue(assertInstanceOf(InboundPublish.Accepted.class, inbound.receive(retained(QoS.AT_LEAST_ONCE, ""), session, NOW))
+                .message().retain(), "an empty payload frees the topic: always taken");
+        assertEquals(0, budget.figures().retainedRefused());
     }
 }

@@ -8,6 +8,7 @@ import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.SubscriptionOptions;
+import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.SubscribeRequest;
 import java.util.List;
@@ -164,5 +165,30 @@ class RetainedMessagesTest {
         unavailable.retain(retainedMessage("t", "x"));
         assertEquals(0, unavailable.size());
         assertEquals(List.of(), unavailable.forSubscription(request("t", QoS.AT_LEAST_ONCE, 0), true, NOW));
+    }
+
+    @Test
+    void eachShardCountsItsPartOfTheRetainedPayloads() {
+        var budget = new MemoryBudget(0, 0);
+        var onOneOfFour = new RetainedMessages(true, budget, 4);
+        onOneOfFour.retain(retainedMessage("a", "x".repeat(400)));
+        assertEquals(100, budget.used(), "a quarter: every shard holds the same message");
+        onOneOfFour.retain(retainedMessage("a", "x".repeat(800)));
+        assertEquals(200, budget.used(), "the replaced one no longer counts");
+        onOneOfFour.retain(retainedMessage("b", "x".repeat(2)));
+        onOneOfFour.retain(retainedMessage("a", ""));
+        assertEquals(0, budget.used(), "an empty payload removes it; 2 bytes in 4 parts round to nothing");
+        assertEquals(2, onOneOfFour.bytes());
+    }
+
+    @Test
+    void anExpiredRetainedMessageNoLongerCounts() {
+        var budget = new MemoryBudget(0, 0);
+        var counted = new RetainedMessages(true, budget, 1);
+        var expiry = Properties.builder().set(PropertyId.MESSAGE_EXPIRY_INTERVAL, 1L).build();
+        counted.retain(Message.received("a/b", Binary.utf8("gone soon"), QoS.AT_LEAST_ONCE, true, expiry, NOW));
+        assertEquals(9, budget.used());
+        assertTrue(counted.forSubscription(request("a/#", QoS.AT_LEAST_ONCE, 0), true, NOW + 2 * SECOND).isEmpty());
+        assertEquals(0, budget.used());
     }
 }

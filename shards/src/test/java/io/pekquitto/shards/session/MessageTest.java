@@ -11,6 +11,7 @@ import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.memory.MemoryBudget;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class MessageTest {
 
     @Test
     void maxQueuedBytesLimitsThePayloadQueued() {
-        var session = new Session("c", 100, 5, false);
+        var session = new Session("c", 100, 5, false, MemoryBudget.NONE);
         assertTrue(session.enqueue(Message.received("t", Binary.utf8("abc"), QoS.AT_LEAST_ONCE, false, Properties.NONE, NOW), true));
         assertFalse(session.enqueue(Message.received("t", Binary.utf8("abc"), QoS.AT_LEAST_ONCE, false, Properties.NONE, NOW), true));
         assertEquals(1, session.droppedMessages());

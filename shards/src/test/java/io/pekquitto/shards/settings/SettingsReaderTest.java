@@ -124,7 +124,11 @@ class SettingsReaderTest {
         "max-inflight-messages, 65536",
         "max-queued-messages, -1",
         "max-qos, -1",
-        "topic-alias-maximum, 65536"})
+        "topic-alias-maximum, 65536",
+        "memory.budget, lots",
+        "memory.budget, -1",
+        "max-queued-bytes, -1",
+        "memory.over-share-grace, 0s"})
     void valueOutOfRangeNamesItsKeyAndLine(String key, String value) {
         var message = error(hocon("\n" + key + " = " + value));
 
@@ -244,5 +248,49 @@ class SettingsReaderTest {
     void unknownSlowSubscriberPolicyNamesTheKeyAndTheValues() {
         assertEquals("pekquitto.slow-subscriber-policy must be queue or throttle, not drop (" + HOCON_FILE + ": 1)",
                 error(hocon("slow-subscriber-policy = drop")));
+    }
+
+    @Test
+    void theMemoryBudgetIsHalfTheHeapLessThePartialPacketBudgetAndAtLeastAnEighth() {
+        long mib = 1 << 20;
+        assertEquals(96 * mib, MemorySettings.autoBudget(256 * mib, 64 * mib), "bin/pekquitto's 256 MiB, a quarter for partial packets");
+        assertEquals(8 * mib, MemorySettings.autoBudget(64 * mib, 60 * mib));
+        var auto = SettingsReader.read(hocon("shards = 2")).memory();
+        long heap = Runtime.getRuntime().maxMemory();
+        assertEquals(MemorySettings.autoBudget(heap, heap / 4), auto.budget());
+        assertEquals(auto.budget() / 2 / 4, auto.clientShare(), "max-queued-bytes = auto: a quarter of a shard's part");
+        assertEquals(Duration.ofSeconds(10), auto.overShareGrace());
+    }
+
+    @Test
+    void aBudgetOfAGivenSizeIsSplitAmongTheShards() {
+        var settings = SettingsReader.read(hocon("shards = 2\nmemory.budget = 200MiB"));
+        assertEquals(200L << 20, settings.memory().budget());
+        assertEquals(100L << 20, settings.memory().shardBudget(2));
+        assertEquals(25L << 20, settings.memory().clientShare());
+        assertEquals(0, settings.maxQueuedBytes(), "auto limits what a session holds in the heap, not its queue in the store");
+    }
+
+    @Test
+    void anExplicitMaxQueuedBytesLimitsTheQueueAsBeforeAndRaisesTheClientsShare() {
+        var small = SettingsReader.read(hocon("memory.budget = 80MiB\nshards = 1\nmax-queued-bytes = 10"));
+        assertEquals(10, small.maxQueuedBytes(), "Mosquitto's limit on the queue's payload bytes");
+        assertEquals(20L << 20, small.memory().clientShare(), "a share of 10 bytes would cut that queue short");
+        var large = SettingsReader.read(hocon("memory.budget = 80MiB\nshards = 1\nmax-queued-bytes = 30MiB"));
+        assertEquals(30L << 20, large.maxQueuedBytes());
+        assertEquals(30L << 20, large.memory().clientShare(), "a larger queue limit is a larger share");
+        var none = SettingsReader.read(hocon("max-queued-bytes = 0"));
+        assertEquals(0, none.maxQueuedBytes());
+        assertEquals(0, none.memory().clientShare(), "0: no share, the shard's budget alone");
+    }
+
+    @Test
+    void aBudgetOfZeroTurnsEveryMemoryRuleOff() {
+        var off = SettingsReader.read(hocon("memory.budget = 0")).memory();
+        assertFalse(off.enabled());
+        assertEquals(0, off.clientShare(), "max-queued-bytes = auto then limits nothing");
+        var explicit = SettingsReader.read(hocon("memory.budget = 0\nmax-queued-bytes = 1MiB"));
+        assertEquals(1L << 20, explicit.maxQueuedBytes(), "an explicit queue limit still holds, as before budgets");
+        assertEquals(0, explicit.memory().clientShare());
     }
 }

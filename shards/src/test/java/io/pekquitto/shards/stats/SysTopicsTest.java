@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class SysTopicsTest {
     private static ShardFigures shard(int index, int connections, int offline, long publishReceived, long dropped) {
         var gauges = new ShardFigures.Gauges(connections, 1, connections + offline, offline, 3, 4, 2, 1, dropped, 7, 0);
-        return new ShardFigures(index, 100, 200, 1000, 2000, publishReceived, 8, 50, 60, 0, 0, 5, gauges);
+        return new ShardFigures(index, 100, 200, 1000, 2000, publishReceived, 8, 50, 60, 0, 0, 5, gauges, MemoryFigures.NONE);
     }
 
     private static BrokerFigures figures(long uptime, long publishReceived) {
@@ -61,5 +61,23 @@ class SysTopicsTest {
         double fifteen = Double.parseDouble(next.get("$SYS/broker/load/publish/received/15min"));
         assertEquals(3600 * (1 - Math.exp(-10.0 / 60)), oneMinute, 0.01);
         assertTrue(fifteen > 0 && fifteen < oneMinute, "the longer window moves slower");
+    }
+
+    @Test
+    void theMemoryBudgetsAreSummedOverTheShardsAndShownPerShard() {
+        var gauges = new ShardFigures.Gauges(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        var one = new ShardFigures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, gauges, new MemoryFigures(300, 1000, 7, 1, 2, 3));
+        var two = new ShardFigures(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, gauges, new MemoryFigures(500, 1000, 1, 0, 0, 0));
+        var topics = new SysTopics("1.0").changed(new BrokerFigures(1, List.of(one, two), 0, 0, 0, StoreFigures.NONE, 0), 10);
+
+        assertEquals("800", topics.get("$SYS/broker/memory/used"));
+        assertEquals("2000", topics.get("$SYS/broker/memory/budget"));
+        assertEquals("8", topics.get("$SYS/broker/memory/dropped"));
+        assertEquals("8", topics.get("$SYS/broker/publish/messages/dropped"), "every drop counts in Mosquitto's figure too");
+        assertEquals("1", topics.get("$SYS/broker/memory/disconnected"));
+        assertEquals("2", topics.get("$SYS/broker/memory/sessions-refused"));
+        assertEquals("3", topics.get("$SYS/broker/memory/retained-refused"));
+        assertEquals("500", topics.get("$SYS/broker/shards/1/memory/used"));
+        assertEquals("1000", topics.get("$SYS/broker/shards/1/memory/budget"));
     }
 }

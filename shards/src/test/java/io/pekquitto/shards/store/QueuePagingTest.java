@@ -142,7 +142,7 @@ class QueuePagingTest {
         delivered.add("m12");
         assertEquals(delivered, drainAll(session, new ArrayList<>()), "message 11 is the connection's, not the queue's");
         var sent = new ArrayList<Publish>();
-        assertTrue(session.canSendNow(2));
+        assertTrue(session.canSendNow(2, routed));
         sent.add(session.startFlight(routed, 8 * SECOND));
         assertEquals("m11", sent.get(0).payload().asUtf8());
         session.acknowledge(sent.get(0).packetId());
@@ -163,7 +163,7 @@ class QueuePagingTest {
         for (int n = 1; n <= 6; n++) session.enqueue(message(n), true);
         var first = new ArrayList<Publish>();
         session.drain(1, 8 * SECOND, first::add);  // one in flight, five queued, one of them in the store
-        assertFalse(session.canSendNow(5), "queued messages go first");
+        assertFalse(session.canSendNow(5, message(7)), "queued messages go first");
         session.enqueue(message(7), false);
         session.acknowledge(first.get(0).packetId());
         assertEquals(payloads(2, 7), drainAll(session, new ArrayList<>()));

@@ -104,6 +104,15 @@ class ShardSocketsTest {
     }
 
     @Test
+    void aCloseThatWaitsForAClientThatNeverReadsIsCut() {
+        sockets.tell(new ShardSockets.Closing(socketRef), ActorRef.noSender());
+        manualTime.timePasses(ShardSockets.CLOSE_TIMEOUT.minusMillis(1));
+        socket.expectNoMessage(Duration.ofMillis(50));
+        manualTime.timePasses(Duration.ofMillis(1));
+        assertEquals(TcpMessage.abort(), socket.receiveMessage(), "what it did not read would stay in the heap");
+    }
+
+    @Test
     void aSocketTheClientClosedWhileLingeringIsNotCut() {
         sockets.tell(new ShardSockets.Linger(socketRef), ActorRef.noSender());
         sockets.tell(Tcp.ConfirmedClosed$.MODULE$, socketRef);

@@ -85,10 +85,25 @@ class SocketTransportTest {
         transport.close();
         transport.write(ByteString.fromString("after close"));  // dropped: nothing is written after close
         socket.expectNoMessage(QUIET);
+        // A client that never reads would hold the close, and the bytes, for ever: it is cut after a while.
+        assertInstanceOf(ShardSockets.Closing.class, sockets.receiveMessage());
         transport.written();
         assertEquals(ByteString.fromString("more"), written());
         transport.written();
         assertLingers();
+    }
+
+    @Test
+    void abortDropsWhatWaitsAndResetsTheSocket() {
+        transport.write(ByteString.fromString("in flight"));
+        written();
+        transport.write(ByteString.fromString("waiting"));
+        transport.abort();
+        assertEquals(TcpMessage.abort(), socket.receiveMessage());
+        transport.write(ByteString.fromString("after abort"));
+        transport.written();
+        socket.expectNoMessage(QUIET);
+        assertEquals(0, transport.bufferedBytes(), "nothing is kept for a socket that is cut");
     }
 
     /** Closing: our output ends, reading goes on, and the shard's sockets actor is told to cut it in a while. */

@@ -1,0 +1,172 @@
+package io.pekquitto.shards.connection;
+
+import io.pekquitto.shards.connection.DeliveryWindow.Congestion;
+import io.pekquitto.shards.memory.MemoryBudget;
+import io.pekquitto.shards.memory.OverShare;
+import io.pekquitto.shards.stats.ShardStats;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
+
+/**
+ * A client slower than what comes for it, as its {@link Connection} watches it, and what the shard hears
+ * of that, when it changes, with the timers that change it when no packet comes:
+ * <ul>
+ *   <li>under {@code slow-subscriber-policy = throttle} the shard hears when it congests and when it is
+ *       relieved, and a congestion that lasts {@link #CONGESTION_TIMEOUT} counts as stuck;</li>
+ *   <li>how soon it can take shared subscriptions' work (README, shared subscriptions under Shards):
+ *       ready, busy, or stalled once busy for {@link DeliveryWindow#STALL_TIMEOUT} without an acknowledgement;</li>
+ *   <li>what it holds in the heap (its session's queue and messages in flight, the bytes waiting for its
+ *       socket) counts against the shard's {@link MemoryBudget}; while it holds anything, a check every
+ *       {@link #MEMORY_CHECK} lets the window send what the budget now has room for, and says when the
+ *       client has held more than its fair share for too long ({@link OverShare}), for the connection to
+ *       close it with 0x97 Quota exceeded.</li>
+ * </ul>
+ */
+final class SlowClient {
+    /** How long a congested client may hold publishers back before it counts as stuck. */
+    static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
+
+    /** How often a connection whose client holds anything checks it against the memory budget. */
+    static final Duration MEMORY_CHECK = Duration.ofSeconds(1);
+
+    private final DeliveryWindow window;
+    private final PacketWriter writer;
+    private final ActorRef<ShardRequest> shard;
+    private final ConnectionRef self;
+    private final TimerScheduler<Connection.Command> timers;
+    private final LongSupplier clock;
+    private final ShardStats stats;
+    private final MemoryBudget memory;
+    /** Null when budgets are off ({@code memory.budget = 0}). */
+    private final OverShare overShare;
+    /** Whether the memory check's timer runs. */
+    private boolean checking;
+
+    SlowClient(ShardEnvironment environment, DeliveryWindow window, PacketWriter writer, ActorRef<ShardRequest> shard,
+               ConnectionRef self, TimerScheduler<Connection.Command> timers) {
+        this.window = window;
+        this.writer = writer;
+        this.shard = shard;
+        this.self = self;
+        this.timers = timers;
+        this.clock = environment.clock();
+        this.stats = environment.stats();
+        this.memory = environment.memory();
+        var settings = environment.settings().memory();
+        this.overShare = settings.enabled() ? new OverShare(settings.overShareGrace()) : null;
+    }
+
+    /** Tells the shard when this client starts or stops holding publishers back. */
+    void congestion(Congestion change) {
+        if (change == Congestion.CONGESTED) {
+            shard.tell(new ShardRequest.Congested(self));
+            timers.startSingleTimer(Connection.SlowClientTimer.CONGESTION_TIMEOUT, CONGESTION_TIMEOUT);
+        } else if (change == Congestion.RELIEVED) {
+            timers.cancel(Connection.SlowClientTimer.CONGESTION_TIMEOUT);
+            shard.tell(new ShardRequest.Relieved(self));
+        }
+    }
+
+    /** One of its timers fired; returns why the client is to be disconnected (its quota exceeded), or null. */
+    String onTimer(Connection.SlowClientTimer timer, Logger log, String clientId) {
+        switch (timer) {
+            case CONGESTION_TIMEOUT -> congestionTimedOut(log, clientId);
+            case AVAILABILITY_CHECK -> availability();
+            case MEMORY_CHECK -> {
+                return memoryCheck(clock.getAsLong());
+            }
+        }
+        return null;
+    }
+
+    /** Congested for {@link #CONGESTION_TIMEOUT}: stuck, not slow; publishers stop waiting for it until it drains. */
+    private void congestionTimedOut(Logger log, String clientId) {
+        log.debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
+        stats.congestionTimedOut();
+        congestion(window.congestionTimedOut());
+    }
+
+    /** After each event of a live connection: what the client holds, and how soon it can take shared work. */
+    void afterEvent() {
+        account();
+        availability();
+    }
+
+    /**
+     * Tells the shard when how soon this client can take shared subscriptions' work changes; while it
+     * is BUSY, a timer looks again when it would count as stalled (it may get no message meanwhile).
+     */
+    void availability() {
+        long now = clock.getAsLong();
+        var changed = window.availability(writer.backlog(), now);
+        if (changed != null) shard.tell(new ShardRequest.Available(self, changed));
+        var untilStalled = window.untilStalled(now);
+        if (untilStalled != null && !timers.isTimerActive(Connection.SlowClientTimer.AVAILABILITY_CHECK)) {
+            timers.startSingleTimer(Connection.SlowClientTimer.AVAILABILITY_CHECK, untilStalled);
+        }
+    }
+
+    /**
+     * The bytes waiting for the socket go to the session's count, and the memory check runs while the
+     * client holds anything (when budgets are on).
+     */
+    private void account() {
+        window.accountBacklog();
+        if (overShare == null) return;
+        var session = window.session();
+        boolean holds = session.held() > 0 || session.queuedCount() > 0;
+        if (holds == checking) return;
+        checking = holds;
+        if (holds) {
+            timers.startTimerWithFixedDelay(Connection.SlowClientTimer.MEMORY_CHECK, MEMORY_CHECK);
+        } else {
+            timers.cancel(Connection.SlowClientTimer.MEMORY_CHECK);
+        }
+    }
+
+    /**
+     * The memory check: the window sends what the budget now has room for (others may have freed it);
+     * returns why the client is to be disconnected if it has held more than its fair share for longer
+     * than the grace, else null.
+     */
+    private String memoryCheck(long now) {
+        writer.cork();
+        congestion(window.drain(now));
+        writer.uncork();
+        window.accountBacklog();
+        long held = window.session().held();
+        if (!overShare.isOverTooLong(memory, held, now)) {
+            account();
+            return null;
+        }
+        return "held " + held + " bytes, more than its fair share of " + memory.fairShare() + ", for "
+                + Duration.ofNanos(overShare.overFor(now)).toSeconds() + " s while its shard's memory budget was full";
+    }
+
+    /**
+     * The client is disconnected for what it holds: counted, and let go. A session that ends with the
+     * connection ({@code sessionExpiryInterval} 0) drops its messages, counted; a persistent one a store
+     * keeps leaves its queue there alone. With bytes still waiting for its socket it could not read the
+     * DISCONNECT behind them: its {@code transport} is cut.
+     */
+    void letGo(long sessionExpiryInterval, Transport transport) {
+        if (writer.backlog() > 0) transport.abort();
+        memory.disconnected();
+        var session = window.session();
+        if (sessionExpiryInterval == 0) {
+            memory.dropped(session.queuedCount() + session.inflightCount());
+        } else {
+            session.spillQueue();
+        }
+    }
+
+    /** The connection ends: a congestion it caused ends with it, and what its transport still holds no longer counts. */
+    void close() {
+        congestion(window.close());
+        window.session().backlog(0);
+        if (checking) timers.cancel(Connection.SlowClientTimer.MEMORY_CHECK);
+    }
+}
