@@ -179,7 +179,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.persistence = new ShardPersistence(store, storeHealth, clock, System::currentTimeMillis, this::scheduleFlush,
                 settings.store().queuedInMemory(), writeBehind, "pekquitto-store-" + self.path().name(),
                 batch -> self.tell(new BatchWritten(batch)), failure -> self.tell(WriteFailed.INSTANCE));
-        this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable(), storeHealth, stats);
+        this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable(), storeHealth, stats,
+                routes::isSharedMember);
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;

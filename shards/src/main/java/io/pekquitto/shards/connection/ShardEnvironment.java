@@ -6,6 +6,7 @@ import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
 import io.pekquitto.shards.store.StoreHealth;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * What every connection of one shard shares: the broker's settings and security, the shard's budgets for
@@ -19,10 +20,12 @@ import java.util.function.LongSupplier;
  *                     sessions are refused
  * @param stats        what the shard counts, for $SYS and the metrics (the connections count into it)
  * @param memory       the shard's part of {@code memory.budget}, which its sessions and connections count against
+ * @param sharedMember whether a client is a member of a shared group (asked on the shard's thread): only a
+ *                     member's connection tells the shard how soon it can take work
  */
 public record ShardEnvironment(BrokerSettings settings, Security security, PartialPacketBudget partialPackets,
                                LongSupplier clock, boolean durableAcks, StoreHealth storeHealth, ShardStats stats,
-                               MemoryBudget memory) {
+                               MemoryBudget memory, Predicate<String> sharedMember) {
 
     /** Whether a session with this expiry interval is there again after a restart: kept in a durable store. */
     public boolean outlivesBroker(long sessionExpiryInterval) {
@@ -44,7 +47,7 @@ public record ShardEnvironment(BrokerSettings settings, Security security, Parti
 
     /** A shard's environment, with its share of the broker's {@code partial-packet-budget}. */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock, boolean durableAcks) {
-        return of(settings, security, clock, durableAcks, StoreHealth.none(), ShardStats.unobserved());
+        return of(settings, security, clock, durableAcks, StoreHealth.none(), ShardStats.unobserved(), clientId -> false);
     }
 
     /**
@@ -52,10 +55,10 @@ public record ShardEnvironment(BrokerSettings settings, Security security, Parti
      * {@code memory.budget}, and its counters.
      */
     public static ShardEnvironment of(BrokerSettings settings, Security security, LongSupplier clock, boolean durableAcks,
-                                      StoreHealth storeHealth, ShardStats stats) {
+                                      StoreHealth storeHealth, ShardStats stats, Predicate<String> sharedMember) {
         var budget = new PartialPacketBudget(Math.max(1, settings.partialPacketBudget() / settings.shards()));
         var memory = settings.memory();
         return new ShardEnvironment(settings, security, budget, clock, durableAcks, storeHealth, stats,
-                new MemoryBudget(memory.shardBudget(settings.shards()), memory.clientShare()));
+                new MemoryBudget(memory.shardBudget(settings.shards()), memory.clientShare()), sharedMember);
     }
 }

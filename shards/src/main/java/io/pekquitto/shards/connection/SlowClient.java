@@ -3,9 +3,7 @@ package io.pekquitto.shards.connection;
 import io.pekquitto.shards.connection.DeliveryWindow.Congestion;
 import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.memory.OverShare;
-import io.pekquitto.shards.stats.ShardStats;
 import java.time.Duration;
-import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
@@ -32,16 +30,22 @@ final class SlowClient {
     /** How often a connection whose client holds anything checks it against the memory budget. */
     static final Duration MEMORY_CHECK = Duration.ofSeconds(1);
 
+    /**
+     * Bytes waiting for the socket, with no message held, that start the memory check, which counts them
+     * again as the socket drains: more than a CONNACK or acknowledgements on their way. Below it what a
+     * client holds is counted at its own events only (at most this much too high while it drains).
+     */
+    static final long BACKLOG_TO_CHECK = 4 * 1024;
+
     private final DeliveryWindow window;
     private final PacketWriter writer;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
     private final TimerScheduler<Connection.Command> timers;
-    private final LongSupplier clock;
-    private final ShardStats stats;
-    private final MemoryBudget memory;
-    /** Null when budgets are off ({@code memory.budget = 0}). */
-    private final OverShare overShare;
+    /** Its shard's clock, counters, memory budget and shared members: read where used, not kept field by field. */
+    private final ShardEnvironment environment;
+    /** Made at the first memory check: most connections never hold enough for one. */
+    private OverShare overShare;
     /** Whether the memory check's timer runs. */
     private boolean checking;
 
@@ -52,11 +56,7 @@ final class SlowClient {
         this.shard = shard;
         this.self = self;
         this.timers = timers;
-        this.clock = environment.clock();
-        this.stats = environment.stats();
-        this.memory = environment.memory();
-        var settings = environment.settings().memory();
-        this.overShare = settings.enabled() ? new OverShare(settings.overShareGrace()) : null;
+        this.environment = environment;
     }
 
     /** Tells the shard when this client starts or stops holding publishers back. */
@@ -76,7 +76,7 @@ final class SlowClient {
             case CONGESTION_TIMEOUT -> congestionTimedOut(log, clientId);
             case AVAILABILITY_CHECK -> availability();
             case MEMORY_CHECK -> {
-                return memoryCheck(clock.getAsLong());
+                return memoryCheck(environment.clock().getAsLong());
             }
         }
         return null;
@@ -85,7 +85,7 @@ final class SlowClient {
     /** Congested for {@link #CONGESTION_TIMEOUT}: stuck, not slow; publishers stop waiting for it until it drains. */
     private void congestionTimedOut(Logger log, String clientId) {
         log.debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
-        stats.congestionTimedOut();
+        environment.stats().congestionTimedOut();
         congestion(window.congestionTimedOut());
     }
 
@@ -100,7 +100,8 @@ final class SlowClient {
      * is BUSY, a timer looks again when it would count as stalled (it may get no message meanwhile).
      */
     void availability() {
-        long now = clock.getAsLong();
+        if (!environment.sharedMember().test(window.session().clientId())) return;  // nobody picks it: nothing to tell
+        long now = environment.clock().getAsLong();
         var changed = window.availability(writer.backlog(), now);
         if (changed != null) shard.tell(new ShardRequest.Available(self, changed));
         var untilStalled = window.untilStalled(now);
@@ -110,21 +111,21 @@ final class SlowClient {
     }
 
     /**
-     * The bytes waiting for the socket go to the session's count, and the memory check runs while the
-     * client holds anything (when budgets are on).
+     * The bytes waiting for the socket go to the session's count, and the memory check starts (when
+     * budgets are on) once the client holds messages, or {@link #BACKLOG_TO_CHECK} bytes wait for its
+     * socket; it stops at a check that finds it holding none: so a busy connection starts it at most once
+     * a check, not once a message, and one with only its CONNACK on the way none at all.
      */
     private void account() {
         window.accountBacklog();
-        if (overShare == null) return;
+        if (checking || !environment.settings().memory().enabled() || !holds()) return;
+        checking = true;
+        timers.startTimerWithFixedDelay(Connection.SlowClientTimer.MEMORY_CHECK, MEMORY_CHECK);
+    }
+
+    private boolean holds() {
         var session = window.session();
-        boolean holds = session.held() > 0 || session.queuedCount() > 0;
-        if (holds == checking) return;
-        checking = holds;
-        if (holds) {
-            timers.startTimerWithFixedDelay(Connection.SlowClientTimer.MEMORY_CHECK, MEMORY_CHECK);
-        } else {
-            timers.cancel(Connection.SlowClientTimer.MEMORY_CHECK);
-        }
+        return session.queuedCount() > 0 || session.inflightCount() > 0 || writer.backlog() >= BACKLOG_TO_CHECK;
     }
 
     /**
@@ -138,8 +139,13 @@ final class SlowClient {
         writer.uncork();
         window.accountBacklog();
         long held = window.session().held();
+        var memory = environment.memory();
+        if (overShare == null) overShare = new OverShare(environment.settings().memory().overShareGrace());
         if (!overShare.isOverTooLong(memory, held, now)) {
-            account();
+            if (!holds()) {
+                checking = false;
+                timers.cancel(Connection.SlowClientTimer.MEMORY_CHECK);
+            }
             return null;
         }
         return "held " + held + " bytes, more than its fair share of " + memory.fairShare() + ", for "
@@ -154,6 +160,7 @@ final class SlowClient {
      */
     void letGo(long sessionExpiryInterval, Transport transport) {
         if (writer.backlog() > 0) transport.abort();
+        var memory = environment.memory();
         memory.disconnected();
         var session = window.session();
         if (sessionExpiryInterval == 0) {

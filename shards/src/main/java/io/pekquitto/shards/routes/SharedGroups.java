@@ -241,6 +241,11 @@ public final class SharedGroups {
      * the client has on another shard is not changed (its move has not reached this shard, or the
      * message is from the shard it left). True if a member changed.
      */
+    /** Whether the client is a member of any group, on any shard. */
+    public boolean isMember(String clientId) {
+        return groupsOf.containsKey(clientId);
+    }
+
     public boolean availability(String clientId, int shard, Availability now) {
         var of = groupsOf.get(clientId);
         if (of == null) return false;

@@ -132,6 +132,11 @@ public final class TopicRoutes {
 
     // ---- how soon a member can take work (SharedGroups)
 
+    /** Whether the client is a member of a shared group: only then does its connection say how soon it can take work. */
+    public boolean isSharedMember(String clientId) {
+        return shared.isMember(clientId);
+    }
+
     /** A connection here has the client's session: it can take work until it says otherwise. */
     public Optional<RouteChange> attached(String clientId) {
         return connectionSays(clientId, Availability.READY);

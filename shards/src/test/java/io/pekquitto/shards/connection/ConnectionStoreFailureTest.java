@@ -53,7 +53,8 @@ class ConnectionStoreFailureTest {
 
     @BeforeEach
     void start() {
-        var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, System::nanoTime, true, health, ShardStats.unobserved());
+        var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, System::nanoTime, true, health, ShardStats.unobserved(),
+                clientId -> false);
         var ref = TestConnections.unbound();
         connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, TestConnections.ANY_LISTENER));
         ref.bind(connection);

@@ -1,0 +1,84 @@
+package io.pekquitto.shards.connection;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pekquitto.auth.Security;
+import io.pekquitto.protocol.Binary;
+import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.session.Availability;
+import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.Session;
+import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.ShardStats;
+import io.pekquitto.shards.store.StoreHealth;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A connection tells its shard how soon its client can take a shared subscription's work only if the
+ * client is a member of a shared group: the others' windows fill and empty on every burst, and nobody
+ * would listen. The shard is a probe; whether the client is a member is the test's.
+ */
+class ConnectionAvailabilityTest {
+    private static final BrokerSettings SETTINGS = BrokerSettings.parse("parking.enabled = false");
+
+    private final ActorTestKit testKit = ActorTestKit.create();
+    private final TestProbe<ShardRequest> shard = testKit.createTestProbe();
+
+    @AfterEach
+    void stop() {
+        testKit.shutdownTestKit();
+    }
+
+    /** A connected MQTT 5 client whose window then fills: receive maximum 20 messages, 25 delivered, none acknowledged. */
+    private void fillTheWindow(Predicate<String> sharedMember) {
+        var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, System::nanoTime, false, StoreHealth.none(),
+                ShardStats.unobserved(), sharedMember);
+        var ref = TestConnections.unbound();
+        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, TestConnections.ANY_LISTENER));
+        ref.bind(connection);
+        var transport = new FakeTransport();
+        connection.tell(new Connection.TransportReady(transport));
+        var connect = new Connect(ProtocolVersion.MQTT_5, "member", true, 0, Optional.empty(), Optional.empty(),
+                Optional.empty(), Properties.NONE);
+        connection.tell(new Connection.BytesReceived(ByteString.fromByteBuffer(PacketEncoder.encode(connect, ProtocolVersion.MQTT_5))));
+        shard.expectMessageClass(ShardRequest.Attach.class);
+        connection.tell(new Connection.Attached(false, new Session("member", 100, false)));
+        var messages = new ArrayList<Message>();
+        for (int i = 0; i < 25; i++) messages.add(Message.received("t", Binary.utf8("m" + i), QoS.AT_LEAST_ONCE, false, Properties.NONE, 0));
+        connection.tell(new Connection.Deliver(messages));
+        transport.awaitPackets(testKit, ProtocolVersion.MQTT_5, 21);  // the CONNACK and a window of 20
+    }
+
+    @Test
+    void aSharedMemberSaysItIsBusyOnceItsWindowIsFull() {
+        fillTheWindow(clientId -> true);
+        var said = shard.fishForMessage(Duration.ofSeconds(3), "Available", request -> request instanceof ShardRequest.Available
+                ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore());
+        assertEquals(Availability.BUSY, ((ShardRequest.Available) said.get(said.size() - 1)).availability());
+    }
+
+    @Test
+    void aClientThatIsNoMemberSaysNothing() {
+        fillTheWindow(clientId -> false);
+        var told = new ArrayList<ShardRequest>();
+        try {
+            while (true) told.add(shard.receiveMessage(Duration.ofMillis(300)));  // past the 20 ms it would take to stall
+        } catch (AssertionError quiet) {
+            // nothing more within 300 ms
+        }
+        assertEquals(0, told.stream().filter(ShardRequest.Available.class::isInstance).count(), told::toString);
+    }
+}
