@@ -148,7 +148,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     }
 
     private StoreFigures storeFigures() {
-        return store.map(kept -> new StoreFigures(storeHealth.isFailing(), kept.sizeOnDisk(), kept.freeSpace(),
+        return store.map(kept -> new StoreFigures(true, storeHealth.isFailing(), kept.sizeOnDisk(), kept.freeSpace(),
                 storeHealth.refusedCount(), storeHealth.failures())).orElse(StoreFigures.NONE);
     }
 

@@ -15,7 +15,7 @@ class SysTopicsTest {
 
     private static BrokerFigures figures(long uptime, long publishReceived) {
         return new BrokerFigures(uptime, List.of(shard(0, 2, 1, publishReceived, 0), shard(1, 3, 0, 0, 2)), 6, 10, 20,
-                new StoreFigures(true, 30, 5000, 7, 1), 4);
+                new StoreFigures(true, true, 30, 5000, 7, 1), 4);
     }
 
     @Test
