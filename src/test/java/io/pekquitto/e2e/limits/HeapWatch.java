@@ -2,11 +2,13 @@ package io.pekquitto.e2e.limits;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V5Client;
+import io.pekquitto.shards.memory.MemoryBudget;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -99,6 +101,16 @@ final class HeapWatch {
             client.disconnect(1000);
             client.close();
         }
+    }
+
+    /**
+     * What the broker counts stays within its budget as MemoryBudget bounds it: the budget, the reserve of a
+     * tenth past it from which a client that holds nothing still gets a message, and one message more.
+     */
+    static void assertWithinBudget(Map<String, Long> sys, long largestPayload) {
+        long budget = sys.get("memory/budget");
+        long bound = budget + budget / 10 + largestPayload + MemoryBudget.MESSAGE_OVERHEAD;
+        assertTrue(sys.get("memory/used") <= bound, () -> "memory/used past " + bound + ": " + sys);
     }
 
     /** The broker's log has no OutOfMemoryError. */

@@ -8,6 +8,7 @@ import io.pekquitto.protocol.PubRel;
 import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
+import io.pekquitto.protocol.TopicName;
 import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.Availability;
@@ -111,7 +112,7 @@ final class DeliveryWindow {
 
     /** A message from the shard, QoS and retain already decided by the subscriptions. */
     Congestion deliver(Message message, long now, long outboundBacklog) {
-        session.backlog(outboundBacklog);
+        session.backlog(outboundBacklog);  // what this batch wrote so far counts before the next is let in
         if (message.isExpired(now)) {
             session.dropped(message);  // [MQTT-3.3.2-5]
             return Congestion.UNCHANGED;
@@ -119,8 +120,10 @@ final class DeliveryWindow {
         if (message.qos() == QoS.AT_MOST_ONCE) {
             if (outboundBacklog > OUTBOUND_QOS0_LIMIT) {
                 stats.publishDropped();  // a client that does not read loses QoS 0, never memory without bound
-            } else if (!session.mayTake(message.payload().length())) {
-                memory.dropped(1);  // its share, or the shard's budget, has no room
+            } else if (!session.mayTake(message.payload().length()) && !TopicName.isBrokers(message.topic())) {
+                // Its share, or the shard's budget, has no room. Not for $SYS: the broker's own figures, a
+                // bounded few, reach a monitoring client while the budget is full, when they matter most.
+                memory.dropped(1);
             } else {
                 stats.delivered(now - message.receivedAt());
                 send(message.toPublish(0, false, now));

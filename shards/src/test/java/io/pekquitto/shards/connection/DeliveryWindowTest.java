@@ -373,6 +373,14 @@ class DeliveryWindowTest {
     }
 
     @Test
+    void sysMessagesReachAMonitoringClientEvenWhenItsShareHasNoRoom() {
+        var window = budgeted(10, DEFAULTS, new long[1]);
+        window.deliver(message("$SYS/broker/memory/used", QoS.AT_MOST_ONCE, "x".repeat(300)), NOW, 800);
+        assertEquals(1, publishes().size(), "the broker's own figures, a bounded few, are not dropped for the budget");
+        assertEquals(0, budget.figures().dropped());
+    }
+
+    @Test
     void whatWaitsForTheSocketCountsAsTheClients() {
         var window = budgeted(10, DEFAULTS, new long[1]);
         window.deliver(message("t", QoS.AT_LEAST_ONCE, "x".repeat(100)), NOW, 700);
