@@ -74,11 +74,8 @@ class ConnectionAuthenticationTest {
     private static Attempt connect(Security security, FakeTransport transport, ProtocolVersion version,
                                    Optional<String> username, Optional<String> password, Optional<Will> will) {
         var shard = testKit.<ShardRequest>createTestProbe();
-        var ref = TestConnections.unbound();
         var environment = ShardEnvironment.of(SETTINGS, security, System::nanoTime);
-        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, TestConnections.ANY_LISTENER));
-        ref.bind(connection);
-        connection.tell(new Connection.TransportReady(transport));
+        var connection = TestConnections.accepted(testKit, environment, shard.getRef(), TestConnections.ANY_LISTENER, transport);
         var connect = new Connect(version, "c", true, 60, will, username, password.map(Binary::utf8), Properties.NONE);
         connection.tell(new Connection.BytesReceived(ByteString.fromByteBuffer(PacketEncoder.encode(connect, version))));
         return new Attempt(shard, transport);

@@ -46,11 +46,8 @@ class ConnectionAvailabilityTest {
     private void fillTheWindow(Predicate<String> sharedMember) {
         var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, System::nanoTime, false, StoreHealth.none(),
                 ShardStats.unobserved(), sharedMember);
-        var ref = TestConnections.unbound();
-        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, TestConnections.ANY_LISTENER));
-        ref.bind(connection);
         var transport = new FakeTransport();
-        connection.tell(new Connection.TransportReady(transport));
+        var connection = TestConnections.accepted(testKit, environment, shard.getRef(), TestConnections.ANY_LISTENER, transport);
         var connect = new Connect(ProtocolVersion.MQTT_5, "member", true, 0, Optional.empty(), Optional.empty(),
                 Optional.empty(), Properties.NONE);
         connection.tell(new Connection.BytesReceived(ByteString.fromByteBuffer(PacketEncoder.encode(connect, ProtocolVersion.MQTT_5))));

@@ -51,10 +51,7 @@ class ConnectionMemoryTest {
     void start() {
         testKit = clock.testKit();
         shard = testKit.createTestProbe();
-        var ref = TestConnections.unbound();
-        connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, TestConnections.ANY_LISTENER));
-        ref.bind(connection);
-        connection.tell(new Connection.TransportReady(transport));
+        connection = TestConnections.accepted(testKit, environment, shard.getRef(), TestConnections.ANY_LISTENER, transport);
     }
 
     @AfterEach

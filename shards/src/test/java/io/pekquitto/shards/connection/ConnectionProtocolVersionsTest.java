@@ -42,11 +42,8 @@ class ConnectionProtocolVersionsTest {
     private static Attempt connect(Listener listener, ProtocolVersion version) {
         var shard = testKit.<ShardRequest>createTestProbe();
         var transport = new FakeTransport();
-        var ref = TestConnections.unbound();
         var environment = TestConnections.environment(BrokerSettings.defaults(), System::nanoTime);
-        var connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, listener));
-        ref.bind(connection);
-        connection.tell(new Connection.TransportReady(transport));
+        var connection = TestConnections.accepted(testKit, environment, shard.getRef(), listener, transport);
         var connect = new Connect(version, "c", true, 60, Optional.empty(), Optional.empty(), Optional.empty(), Properties.NONE);
         connection.tell(new Connection.BytesReceived(ByteString.fromByteBuffer(PacketEncoder.encode(connect, version))));
         return new Attempt(shard, transport);

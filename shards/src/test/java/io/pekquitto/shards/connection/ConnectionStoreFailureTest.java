@@ -55,10 +55,7 @@ class ConnectionStoreFailureTest {
     void start() {
         var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, System::nanoTime, true, health, ShardStats.unobserved(),
                 clientId -> false);
-        var ref = TestConnections.unbound();
-        connection = testKit.spawn(Connection.create(environment, shard.getRef(), ref, TestConnections.ANY_LISTENER));
-        ref.bind(connection);
-        connection.tell(new Connection.TransportReady(transport));
+        connection = TestConnections.accepted(testKit, environment, shard.getRef(), TestConnections.ANY_LISTENER, transport);
     }
 
     @AfterEach

@@ -48,11 +48,8 @@ class ConnectionTimersTest {
     void start() {
         testKit = clock.testKit();
         shard = testKit.createTestProbe();
-        var ref = TestConnections.unbound();
-        connection = testKit.spawn(Connection.create(TestConnections.environment(SETTINGS, clock), shard.getRef(), ref,
-                TestConnections.ANY_LISTENER));
-        ref.bind(connection);
-        connection.tell(new Connection.TransportReady(transport));
+        connection = TestConnections.accepted(testKit, TestConnections.environment(SETTINGS, clock), shard.getRef(),
+                TestConnections.ANY_LISTENER, transport);
     }
 
     @AfterEach

@@ -8,6 +8,7 @@ import io.pekquitto.shards.settings.ListenerSettings;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /** Connection handles for tests whose connection is a probe or a plain actor, which never parks. */
@@ -26,6 +27,19 @@ public final class TestConnections {
         return new ConnectionRef(ref -> {
             throw new AssertionError("this test's connection cannot resume: " + ref.parked().clientId());
         });
+    }
+
+    /**
+     * A new connection from {@code listener}, its actor spawned by {@code testKit} with {@code environment}
+     * and told that {@code transport} is ready: it waits for the client's CONNECT.
+     */
+    public static ActorRef<Connection.Command> accepted(ActorTestKit testKit, ShardEnvironment environment,
+                                                        ActorRef<ShardRequest> shard, Listener listener, Transport transport) {
+        var ref = unbound();
+        var connection = testKit.spawn(Connection.create(environment, shard, ref, listener));
+        ref.bind(connection);
+        connection.tell(new Connection.TransportReady(transport));
+        return connection;
     }
 
     /** A listener that accepts every version, without a limit or a PROXY header. */
