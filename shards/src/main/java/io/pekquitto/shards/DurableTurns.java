@@ -62,12 +62,14 @@ final class DurableTurns {
 
     /** The writer wrote this shard's batches up to {@code batch}. */
     void written(long batch) {
+        mesh.written(batch);  // sessions handed to peers meanwhile: their writes come after ours
         if (!persistence.hasUnwritten()) confirmations.recovered();
         confirmations.written(batch, mesh.acknowledgedBatches(), settle, ackPeer);
     }
 
     /** A write of this shard failed: what waits for it is refused, and so is what waits for a write until the store writes again. */
     void writeFailed() {
+        mesh.writeFailed();
         confirmations.writeFailed(mesh.acknowledgedBatches(), settle, ackPeer);
     }
 

@@ -5,6 +5,7 @@ import io.pekquitto.shards.mesh.Barriers;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.DataPlane;
 import io.pekquitto.shards.mesh.Forwarded;
+import io.pekquitto.shards.mesh.PeerHolds;
 import io.pekquitto.shards.routes.RouteChange;
 import java.util.List;
 import java.util.Optional;
@@ -13,13 +14,15 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * One shard's links to its peers (DESIGN.md, The mesh): the control plane, a plain {@code tell} per
  * message, FIFO per pair; the data plane, forwarded publishes batched per peer with a credit window
- * ({@link DataPlane}); and barriers ({@link Barriers}). With one shard there are no peers and every
+ * ({@link DataPlane}); barriers ({@link Barriers}); and holds ({@link PeerHolds}): nothing overtakes a session
+ * handed to a peer before this shard's writes of it are written. With one shard there are no peers and every
  * barrier passes at once.
  */
 final class Mesh {
     private int index;
     private List<ActorRef<ShardMessage>> peers = List.of();
     private DataPlane dataPlane = new DataPlane(1);
+    private PeerHolds holds = new PeerHolds(1);
     private final Barriers barriers = new Barriers();
 
     /** Joins the broker's shards, as shard {@code newIndex}; peers hear that this shard (re)started. */
@@ -27,6 +30,7 @@ final class Mesh {
         index = newIndex;
         peers = List.copyOf(shards);
         dataPlane = new DataPlane(peers.size());
+        holds = new PeerHolds(peers.size());
         broadcast(new ControlMessage.Hello());
     }
 
@@ -37,7 +41,29 @@ final class Mesh {
     boolean hasPeers() { return peers.size() > 1; }
 
     void control(int shard, ControlMessage message) {
-        peers.get(shard).tell(new Shard.Control(index, message));
+        if (holds.isHeld(shard)) {
+            holds.keep(shard, message);
+        } else {
+            peers.get(shard).tell(new Shard.Control(index, message));
+        }
+    }
+
+    /**
+     * Nothing more goes to {@code shard} (control or data) until this shard's batch {@code batch} is
+     * written ({@link #written}): a session handed to it is written there after what we wrote of it.
+     */
+    void holdUntilWritten(int shard, long batch) {
+        holds.holdUntil(shard, batch);
+    }
+
+    /** This shard's batches up to {@code batch} are written: what waited for them goes to its peers. */
+    void written(long batch) {
+        if (holds.written(batch, this::control)) flush();
+    }
+
+    /** A write of this shard failed: nothing waits for its writes any more (they will not be written soon). */
+    void writeFailed() {
+        if (holds.liftAll(this::control)) flush();
     }
 
     void broadcast(ControlMessage message) {
@@ -70,7 +96,7 @@ final class Mesh {
 
     /** Sends what waits, one batch per peer that has credit. */
     void flush() {
-        dataPlane.flush((destination, batch) -> peers.get(destination).tell(new Shard.Forward(index, batch)));
+        dataPlane.flush(holds::isHeld, (destination, batch) -> peers.get(destination).tell(new Shard.Forward(index, batch)));
     }
 
     /** A peer processed one of our batches: a credit back, and what waited goes out. */

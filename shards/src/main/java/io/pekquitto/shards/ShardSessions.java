@@ -104,7 +104,10 @@ final class ShardSessions {
         }
         if (message instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
             draining.movedTo(handover.clientId(), shard);  // deliveries still bouncing follow the session
-            persistence.flushNow();  // what this shard journaled of it is written before the next shard writes
+            // What this shard journaled of it is written before the next shard writes it, or reads it back;
+            // meanwhile the shard goes on. While a write fails, nothing will be written soon: it goes now.
+            long batch = persistence.flush();
+            if (!persistence.isWritten(batch) && !persistence.hasUnwritten()) mesh.holdUntilWritten(shard, batch);
         }
         mesh.control(shard, new ControlMessage.Sessions(message));
     }

@@ -3,6 +3,7 @@ package io.pekquitto.shards.mesh;
 import io.pekquitto.protocol.QoS;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * The data plane of one shard towards its peers: forwarded publishes are batched per destination and
@@ -54,9 +55,14 @@ public final class DataPlane {
 
     /** Sends what waits, one batch per destination that has credit. */
     public void flush(Sender sender) {
+        flush(destination -> false, sender);
+    }
+
+    /** Sends what waits, one batch per destination that has credit, except to those {@code held} names (they keep it). */
+    public void flush(IntPredicate held, Sender sender) {
         for (int destination = 0; destination < inFlight.length; destination++) {
             var waiting = pending.get(destination);
-            if (waiting.isEmpty() || inFlight[destination] >= WINDOW) continue;
+            if (waiting.isEmpty() || inFlight[destination] >= WINDOW || held.test(destination)) continue;
             inFlight[destination]++;
             sent[destination]++;
             pending.set(destination, new ArrayList<>());

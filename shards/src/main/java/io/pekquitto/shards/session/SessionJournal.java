@@ -33,8 +33,9 @@ public interface SessionJournal {
     default int queuedInMemory() { return Integer.MAX_VALUE; }
 
     /**
-     * Whether queued messages can be read back now: not while the store fails, when what was journaled
-     * may not be written yet (they are read back once it writes again, at a later drain).
+     * Whether queued messages can be read back now: not while a write of the shard failed (they are read
+     * back once the store writes again, at a later drain). A slow write is no reason to wait: a read sees
+     * what was journaled, written or not.
      */
     default boolean readable() { return true; }
 

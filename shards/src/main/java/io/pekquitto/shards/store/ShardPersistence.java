@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
  * What one shard writes to the {@link Store} and reads back: the retained messages published on this
  * shard (every shard keeps a copy of all of them; the one a message was published on writes it), and
  * its persistent sessions through its {@link #journal()}, which also reads back the queued messages
- * that wait in the store alone (after waiting for the writer, if it is behind). A turn's writes go out
+ * that wait in the store alone (through the writes not written yet: {@link ReadThrough}). A turn's writes go out
  * together at {@link #flush()}: one numbered batch. With {@code durability = fsync} it goes to the shard's
  * {@link StoreWriter} thread, which writes and syncs it (with the batches handed over meanwhile) and
  * tells the shard the number of the last one written, so the shard never waits for the disk; with
@@ -85,7 +85,8 @@ public final class ShardPersistence {
         this.clock = clock;
         this.wallClock = wallClock;
         this.journal = store.isPresent()
-                ? new StoredSessions(store.get(), batch, this::flushNow, queuedInMemory, clock, wallClock)
+                ? new StoredSessions(new ReadThrough(store.get(), this::unwritten), batch, () -> !hasUnwritten(), queuedInMemory,
+                        clock, wallClock)
                 : SessionJournal.NONE;
     }
 
@@ -187,15 +188,35 @@ public final class ShardPersistence {
         return written;
     }
 
+    /** Whether batch {@code batch} (as {@link #flush()} numbers them) is written: with a writer, the shard hears when. */
+    public boolean isWritten(long batch) {
+        return writer != null ? writer.hasWritten(batch) : unwritten == null && written >= batch;
+    }
+
     /** Whether writes wait because one failed: they are written at {@link #retry()}. */
     public boolean hasUnwritten() {
         return writer != null ? writer.isStalled() : unwritten != null;
     }
 
     /**
-     * Writes the turn's batch and waits until it and every batch before it are written: before a
-     * session moves to another shard (whose writes must come after), before a session's queued messages
-     * are read back (with a writer, once per half window of a draining queue), and when the shard stops.
+     * The writes of this shard not known to be written that meet the keys of {@code keyspace} from
+     * {@code from} to {@code to}, oldest first: those the writer has (being written, or waiting), or those
+     * kept since a write failed, then the turn's so far. A read of the store through them
+     * ({@link ReadThrough}) sees what it will hold, without waiting for it.
+     */
+    private List<StoreBatch.Write> unwritten(Keyspace keyspace, byte[] from, byte[] to) {
+        var unwritten = writer != null ? writer.unwritten(keyspace, from, to) : new ArrayList<StoreBatch.Write>();
+        if (writer == null && this.unwritten != null) {
+            for (var write : this.unwritten) if (write.meets(keyspace, from, to)) unwritten.add(write);
+        }
+        for (var write : batch.writes()) if (write.meets(keyspace, from, to)) unwritten.add(write);
+        return unwritten;
+    }
+
+    /**
+     * Writes the turn's batch and waits until it and every batch before it are written: when the shard
+     * stops (a read goes through what is not written yet instead, and a session moving to another shard
+     * is handed over once its writes are written, see {@link #isWritten}).
      *
      * @return false if they are not written, and will not be soon: a write failed, the store is failing
      */

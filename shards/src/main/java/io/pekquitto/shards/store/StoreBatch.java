@@ -1,6 +1,7 @@
 package io.pekquitto.shards.store;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -12,7 +13,14 @@ public final class StoreBatch {
      * One write: a put when {@code value} is not null; a delete otherwise, of {@code key} alone, or of
      * every key from {@code key} (inclusive) to {@code end} (exclusive) when {@code end} is not null.
      */
-    public record Write(Keyspace keyspace, byte[] key, byte[] value, byte[] end) {}
+    public record Write(Keyspace keyspace, byte[] key, byte[] value, byte[] end) {
+        /** Whether it writes a key of {@code keyspace} from {@code from} (inclusive) to {@code to} (exclusive; null: no end). */
+        boolean meets(Keyspace keyspace, byte[] from, byte[] to) {
+            if (keyspace != this.keyspace) return false;
+            if (end == null) return Arrays.compareUnsigned(key, from) >= 0 && (to == null || Arrays.compareUnsigned(key, to) < 0);
+            return (to == null || Arrays.compareUnsigned(key, to) < 0) && Arrays.compareUnsigned(end, from) > 0;
+        }
+    }
 
     private List<Write> writes = new ArrayList<>();
     private final Runnable onFirstWrite;

@@ -22,6 +22,8 @@ final class StoreWriter implements AutoCloseable {
     private final Object lock = new Object();
     /** Guarded by {@code lock}: the writes handed over and not yet taken, up to batch {@code pendingUpTo}. */
     private List<StoreBatch.Write> pending = new ArrayList<>();
+    /** Guarded by {@code lock}: the writes being written now (not changed while they are), else null. */
+    private List<StoreBatch.Write> inProgress;
     private long pendingUpTo;
     private long writtenUpTo;
     private boolean closed;
@@ -69,6 +71,20 @@ final class StoreWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * The writes handed over and not known to be written yet (being written, or waiting), oldest first,
+     * that meet the keys of {@code keyspace} from {@code from} to {@code to} (null: no end): for a read through
+     * them ({@link ReadThrough}), which must not wait.
+     */
+    List<StoreBatch.Write> unwritten(Keyspace keyspace, byte[] from, byte[] to) {
+        synchronized (lock) {
+            var unwritten = new ArrayList<StoreBatch.Write>();
+            if (inProgress != null) for (var write : inProgress) if (write.meets(keyspace, from, to)) unwritten.add(write);
+            for (var write : pending) if (write.meets(keyspace, from, to)) unwritten.add(write);
+            return unwritten;
+        }
+    }
+
     /** Whether a failed write holds the writer back (until {@link #retry()}). */
     boolean isStalled() {
         synchronized (lock) {
@@ -100,6 +116,7 @@ final class StoreWriter implements AutoCloseable {
                 writes = pending;
                 upTo = pendingUpTo;
                 pending = new ArrayList<>();
+                inProgress = writes;
             }
             try {
                 store.write(StoreBatch.of(writes));
@@ -107,6 +124,7 @@ final class StoreWriter implements AutoCloseable {
                 synchronized (lock) {
                     writes.addAll(pending);  // kept, in order, in front of what came since
                     pending = writes;
+                    inProgress = null;
                     stalled = true;
                     lock.notifyAll();  // a flushNow waiting learns that nothing is written for now
                 }
@@ -116,6 +134,7 @@ final class StoreWriter implements AutoCloseable {
             written.accept(upTo);  // likewise
             synchronized (lock) {
                 writtenUpTo = upTo;
+                inProgress = null;
                 lock.notifyAll();
             }
         }

@@ -25,10 +25,11 @@ import java.util.function.LongSupplier;
 final class StoredSessions implements SessionJournal {
     private static final byte[] EMPTY = new byte[0];
 
-    private final Store store;
+    /** The store as the shard's writes will leave it, the turn's so far included: a read waits for no write. */
+    private final Store reads;
     private final StoreBatch batch;
-    /** Writes the batch so far and waits for the writes before it: a read must see them. False: the store fails. */
-    private final BooleanSupplier flush;
+    /** Whether the shard's writes go on: false while one that failed waits for the store. */
+    private final BooleanSupplier writing;
     private final int queuedInMemory;
     private final LongSupplier clock;
     private final LongSupplier wallClock;
@@ -36,11 +37,11 @@ final class StoredSessions implements SessionJournal {
     private Message lastMessage;
     private byte[] lastRecord;
 
-    StoredSessions(Store store, StoreBatch batch, BooleanSupplier flush, int queuedInMemory, LongSupplier clock,
+    StoredSessions(Store reads, StoreBatch batch, BooleanSupplier writing, int queuedInMemory, LongSupplier clock,
                    LongSupplier wallClock) {
-        this.store = store;
+        this.reads = reads;
         this.batch = batch;
-        this.flush = flush;
+        this.writing = writing;
         this.queuedInMemory = queuedInMemory;
         this.clock = clock;
         this.wallClock = wallClock;
@@ -56,19 +57,18 @@ final class StoredSessions implements SessionJournal {
         return queuedInMemory;
     }
 
-    /** Only once what was journaled is written: while the store fails, a read back would miss what waits. */
+    /** Not while a write of the shard failed: the store may not read either, and it is not written to. */
     @Override
     public boolean readable() {
-        return flush.getAsBoolean();
+        return writing.getAsBoolean();
     }
 
     @Override
     public List<Stored> readQueued(String clientId, long fromSeq, int count, LongPredicate inMemory) {
-        requireWritten();  // the batch so far, and with a writer thread what it has not written yet
         var read = new ArrayList<Stored>(count);
         long now = clock.getAsLong();
         long wall = wallClock.getAsLong();
-        store.scan(Keyspace.QUEUED, StoreKeys.queued(clientId, fromSeq), StoreKeys.clientEnd(clientId), (key, value) -> {
+        reads.scan(Keyspace.QUEUED, StoreKeys.queued(clientId, fromSeq), StoreKeys.clientEnd(clientId), (key, value) -> {
             long seq = StoreKeys.rest(key).getLong();
             if (!inMemory.test(seq)) read.add(new Stored(seq, MessageRecords.read(value, now, wall)));
             return read.size() < count;
@@ -78,8 +78,8 @@ final class StoredSessions implements SessionJournal {
 
     @Override
     public Optional<RecoveredSession> storedSession(String clientId, Function<String, Session> newSession) {
-        requireWritten();
-        var recovery = new SessionRecovery(store, batch, clock.getAsLong(), wallClock.getAsLong());
+        if (!readable()) throw new StoreException("the store is failing: what was journaled is not written yet", null);
+        var recovery = new SessionRecovery(reads, batch, clock.getAsLong(), wallClock.getAsLong());
         return recovery.recoverOne(clientId, newSession, this);
     }
 
@@ -145,10 +145,6 @@ final class StoredSessions implements SessionJournal {
         var start = StoreKeys.clientStart(clientId);
         var end = StoreKeys.clientEnd(clientId);
         batch.deleteRange(Keyspace.QUEUED, start, end).deleteRange(Keyspace.IN_FLIGHT, start, end);
-    }
-
-    private void requireWritten() {
-        if (!flush.getAsBoolean()) throw new StoreException("the store is failing: what was journaled is not written yet", null);
     }
 
     private long wallOf(long nanos) {

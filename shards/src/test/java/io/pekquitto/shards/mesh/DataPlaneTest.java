@@ -21,6 +21,15 @@ class DataPlaneTest {
     }
 
     @Test
+    void aHeldDestinationKeepsItsItemsUntilTheHoldEnds() {
+        plane.add(1, item(QoS.AT_LEAST_ONCE));
+        plane.flush(destination -> destination == 1, (destination, batch) -> sent.add(batch));
+        assertEquals(List.of(), sent, "held: the session handed over is not written yet");
+        plane.flush(destination -> false, (destination, batch) -> sent.add(batch));
+        assertEquals(1, sent.size());
+    }
+
+    @Test
     void itemsWaitingTogetherGoAsOneBatch() {
         assertTrue(plane.add(1, item(QoS.AT_LEAST_ONCE)), "the first item asks for a flush");
         assertFalse(plane.add(1, item(QoS.AT_LEAST_ONCE)));

@@ -59,6 +59,33 @@ class StoreWriterTest {
     }
 
     @Test
+    void whatIsBeingWrittenAndWhatWaitsAreUnwrittenUntilWritten() throws Exception {
+        var writer = new StoreWriter(slowStore, "test-writer", written::add, failure -> {});
+        try {
+            writer.submit(batch("a"), 1);
+            assertTrue(firstWriteStarted.await(10, TimeUnit.SECONDS));
+            writer.submit(batch("b", "c"), 2);
+            assertEquals(List.of("a", "b", "c"), keys(writer.unwritten(Keyspace.QUEUED, new byte[0], null)),
+                    "being written, then waiting, in order");
+            assertEquals(List.of("b"), keys(writer.unwritten(Keyspace.QUEUED, bytes("b"), bytes("c"))), "those that meet the range read");
+            assertEquals(List.of(), writer.unwritten(Keyspace.RETAINED, new byte[0], null), "of the keyspace asked for only");
+            release.countDown();
+            assertTrue(writer.awaitWritten(2));
+            assertEquals(List.of(), writer.unwritten(Keyspace.QUEUED, new byte[0], null));
+        } finally {
+            writer.close();
+        }
+    }
+
+    private static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<String> keys(List<StoreBatch.Write> writes) {
+        return writes.stream().map(write -> new String(write.key(), StandardCharsets.UTF_8)).toList();
+    }
+
+    @Test
     void aFailedWriteStallsTheWriterUntilRetriedThenItAndWhatCameSinceAreWrittenInOrder() throws Exception {
         var failure = new AtomicReference<StoreException>();
         var failed = new CountDownLatch(1);
