@@ -3,7 +3,7 @@
 # broker's PUBACKs, so they outrun the two subscribers) against pekquitto for a while, and samples
 # the broker's live heap (after a full GC, jcmd) and RSS every few seconds. QoS 1 must lose nothing
 # (the load generator checks) and the live heap must stay flat: the shards pause the publishers
-# instead of queueing without bound (DESIGN.md, The mesh).
+# instead of queueing without bound (docs/shards-and-mesh.md, The data plane).
 #
 #   bench/overload-memory.sh [-q QOS] [-s SHARDS] [-t SECONDS]
 # Needs ops/target/pekquitto.jar and bench/target/pekquitto-bench.jar (mvn -B -DskipTests package).

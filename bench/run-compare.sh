@@ -242,7 +242,7 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
     local scenario=${entry%%|*} args=${entry#*|} extra=""
     if [ "$scenario" = idle ]; then
       extra="--broker-pid $pid"
-      # A JVM broker: also its live heap after a full GC (jcmd), the figure DESIGN.md budgets.
+      # A JVM broker: also its live heap after a full GC (jcmd), the figure per connection BENCHMARKS.md tracks.
       [ "$1" -ge 0 ] && extra="$extra --jcmd"
     fi
     if ! kill -0 "$pid" 2>/dev/null; then

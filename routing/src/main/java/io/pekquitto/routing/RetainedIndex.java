@@ -20,9 +20,10 @@ import java.util.function.BiConsumer;
  * ([MQTT-4.7.2-1]); "$SYS/#" follows the exact child "$SYS" and does. The walk keeps its pending
  * branches on an explicit stack, not the thread's: a client sets the depth (32,768 levels fit in a
  * 65,535-byte topic). Removing a message prunes the nodes it leaves empty, so the index is bounded
- * by the live retained messages (DESIGN.md, Security); removing all of them leaves the root alone.
- * Single-threaded: each shard owns its index (DESIGN.md, Threading). {@code $share} means nothing
- * here: shared subscriptions receive no retained messages (4.8.2), so callers do not ask for them.
+ * by the live retained messages (docs/security.md, Limits against hostile clients); removing all of
+ * them leaves the root alone. Single-threaded: each shard owns its index (docs/architecture.md,
+ * Threading). {@code $share} means nothing here: shared subscriptions receive no retained messages
+ * (4.8.2), so callers do not ask for them.
  *
  * @param <M> the retained message
  */

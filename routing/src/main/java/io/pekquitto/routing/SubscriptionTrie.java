@@ -37,14 +37,14 @@ import java.util.Objects;
  * 65,535-byte filter has 32,768 levels, enough to overflow a thread's stack. Each call works above
  * the stack depth it found, so a visitor may match again from inside {@code visit}.
  *
- * <p><b>Bounded by live state</b> (DESIGN.md, Security). A node exists only while a filter at or
- * below it has a subscriber: {@link #remove} prunes emptied nodes up to the root, so removing every
- * subscription leaves the root alone ({@link #nodeCount} is 1); the scratch stack shrinks back after
- * an unusually deep match.
+ * <p><b>Bounded by live state</b> (docs/security.md, Limits against hostile clients). A node exists
+ * only while a filter at or below it has a subscriber: {@link #remove} prunes emptied nodes up to the
+ * root, so removing every subscription leaves the root alone ({@link #nodeCount} is 1); the scratch
+ * stack shrinks back after an unusually deep match.
  *
  * <p><b>Not here.</b> Shared subscriptions: callers store {@code $share/group/filter} under its
  * filter part with a key that names the group; the trie gives {@code $share} no meaning. No locks:
- * each shard owns its trie and touches it from its own thread only (DESIGN.md, Threading).
+ * each shard owns its trie and touches it from its own thread only (docs/architecture.md, Threading).
  *
  * @param <K> the subscriber key (equality by {@code equals}/{@code hashCode})
  * @param <V> the subscription's value, e.g. its options

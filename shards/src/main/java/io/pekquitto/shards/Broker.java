@@ -133,7 +133,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     }
 
     /**
-     * One single-thread dispatcher per shard (DESIGN.md, Threading). {@code throughput} lets a shard
+     * One single-thread dispatcher per shard (docs/architecture.md, Threading). {@code throughput} lets a shard
      * handle a burst of messages per actor before switching, which batches work on a busy shard.
      *
      * <p>The thread spins a while ({@link #spinFor}) before it parks ({@link SpinThenParkExecutorConfigurator}),

@@ -7,8 +7,8 @@ import io.pekquitto.shards.session.Sessions;
 import java.util.function.LongSupplier;
 
 /**
- * What a shard does with its peers' control messages (DESIGN.md, The mesh): their route changes,
- * session transfers, barriers, and the resynchronisation after a peer restarted.
+ * What a shard does with its peers' control messages (docs/shards-and-mesh.md, The control plane):
+ * their route changes, session transfers, barriers, and the resynchronisation after a peer restarted.
  */
 final class ControlPlane {
     private final TopicRoutes routes;

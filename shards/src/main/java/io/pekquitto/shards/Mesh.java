@@ -12,7 +12,7 @@ import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * One shard's links to its peers (DESIGN.md, The mesh): the control plane, a plain {@code tell} per
+ * One shard's links to its peers (docs/shards-and-mesh.md, The mesh): the control plane, a plain {@code tell} per
  * message, FIFO per pair; the data plane, forwarded publishes batched per peer with a credit window
  * ({@link DataPlane}); barriers ({@link Barriers}); and holds ({@link PeerHolds}): nothing overtakes a session
  * handed to a peer before this shard's writes of it are written. With one shard there are no peers and every

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Parking over real sockets (DESIGN.md, Connections and parking): a connection quiet for
+ * Parking over real sockets (docs/connections.md, Parking): a connection quiet for
  * {@code parking.idle-grace} gives up its actor, and every rule a live connection obeys still holds
  * for it. Raw clients, so that nothing a client library does (pings, reconnects) hides what the broker
  * does. A short grace (200 ms) keeps the tests quick; the broker's counts tell when a client has parked.

@@ -160,10 +160,11 @@ class CrossShardSharedSubscriptionIT {
     }
 
     /**
-     * Members leave (DISCONNECT, Session Expiry 0: their sessions end) one after another while the
-     * publisher sends: what a leaver did not acknowledge goes to another member (4.8.2 SHOULD; DESIGN.md:
-     * no loss), so together the members, leavers included, get every message at least once. Several
-     * leave, on both shards, because each leave is one chance for the race this test found.
+     * Members leave (DISCONNECT, Session Expiry 0: their sessions end) one after another while the publisher
+     * sends: what a leaver did not acknowledge goes to another member (4.8.2 SHOULD; no loss:
+     * docs/shards-and-mesh.md, Shared subscriptions), so together the members, leavers included, get every
+     * message at least once. Several leave, on both shards, because each leave is one chance for the race
+     * this test found.
      */
     @Test
     void membersLeavingWhileMessagesFlowLoseNone(TestReporter reporter) throws Exception {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Failures stay where they happen (DESIGN.md, supervision): a connection actor that throws takes only
+ * Failures stay where they happen (docs/architecture.md, Supervision): a connection actor that throws takes only
  * its client down; a shard that throws is restarted by its supervisor, its clients are disconnected,
  * the other shard keeps serving, and the restarted shard serves new connections and rejoins the mesh.
  * One broker per test: each test breaks it.

@@ -46,7 +46,7 @@ import org.apache.pekko.util.ByteString;
  *
  * <p>A connection that has been quiet for {@code parking.idle-grace} parks: its actor stops and its
  * {@link ConnectionRef} keeps the {@link Established} state; the next command resumes it in a new actor
- * (DESIGN.md, Connections and parking). When it ends, the session goes back to the shard, and the actor
+ * (docs/connections.md, Parking). When it ends, the session goes back to the shard, and the actor
  * waits for {@link ReleaseConfirmed}, bouncing what the shard still sent it.
  */
 public final class Connection extends AbstractBehavior<Connection.Command> {

@@ -5,7 +5,7 @@ import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * The shard's handle on one client connection, live or parked (DESIGN.md, Connections and parking).
+ * The shard's handle on one client connection, live or parked (docs/connections.md, Parking).
  * The shard, its router and the socket tell the connection through it: a live connection gets the
  * command in its actor's mailbox; a parked one has no actor, so the command waits here while the shard
  * resumes it in a new actor made from its {@link Established} state, and neither the sender nor the

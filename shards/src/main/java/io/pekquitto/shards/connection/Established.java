@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * A connection past its CONNACK, without its actor: what the handshake hands to the {@link Connection}
- * actor, and what a parked connection keeps in place of one (DESIGN.md, Connections and parking). It is
+ * actor, and what a parked connection keeps in place of one (docs/connections.md, Parking). It is
  * the MQTT state a quiet connection still has: the session, what was negotiated (client id, limits,
  * Keep Alive), both directions' topic aliases, the will and the socket, and no more: not the
  * CONNECT's terms nor the CONNACK's properties, which each of 10,000 idle connections would pay for.

@@ -6,7 +6,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * When a live connection parks (DESIGN.md, Connections and parking): once it has been quiet for
+ * When a live connection parks (docs/connections.md, Parking): once it has been quiet for
  * {@code parking.idle-grace} (no packet from the client, no message to it) and is quiet now (nothing in
  * flight, buffered or half read), its {@link ConnectionRef} holds what is told from then on and the
  * actor sends itself {@link Connection.ParkNow}; when that comes, everything told before has been

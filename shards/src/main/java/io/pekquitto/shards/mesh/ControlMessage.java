@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The control plane between shards (DESIGN.md, The mesh): low volume, never dropped, never reordered.
- * Each shard sends these to a peer with a plain local {@code tell}, which in one JVM is exactly a
- * reliable FIFO outbox per shard pair: Pekko delivers local messages in send order per sender-receiver
- * pair, the receiving mailbox is unbounded (enqueueing never blocks or drops), and a shard restarted
- * by its supervisor keeps its mailbox and its ActorRef. What a restart loses is the shard's own state;
- * {@link Hello} and {@link Resync} rebuild the peers' view of it. Pekko's
- * {@code actor.typed.delivery} would add a confirmation round trip per message and a resend after a
- * consumer restart, which here would replay the very message that made the shard fail.
+ * The control plane between shards (docs/shards-and-mesh.md, The control plane): low volume, never dropped,
+ * never reordered. Each shard sends these to a peer with a plain local {@code tell}, which in one JVM is
+ * exactly a reliable FIFO outbox per shard pair: Pekko delivers local messages in send order per
+ * sender-receiver pair, the receiving mailbox is unbounded (enqueueing never blocks or drops), and a shard
+ * restarted by its supervisor keeps its mailbox and its ActorRef. What a restart loses is the shard's own
+ * state; {@link Hello} and {@link Resync} rebuild the peers' view of it. Pekko's {@code actor.typed.delivery}
+ * would add a confirmation round trip per message and a resend after a consumer restart, which here would
+ * replay the very message that made the shard fail.
  */
 public sealed interface ControlMessage {
 

@@ -7,10 +7,11 @@ import java.util.function.IntPredicate;
 
 /**
  * The data plane of one shard towards its peers: forwarded publishes are batched per destination and
- * sent with a credit window of {@link #WINDOW} unacknowledged batches per destination (DESIGN.md, The
- * mesh). While a destination is busy, items wait here; past {@link #HIGH_WATER} items for one
- * destination, QoS 0 is dropped and counted and the shard stops its publishers reading (QoS 1/2 is
- * never dropped), so memory stays bounded under overload. Plain rules; the shard sends.
+ * sent with a credit window of {@link #WINDOW} unacknowledged batches per destination
+ * (docs/shards-and-mesh.md, The data plane). While a destination is busy, items wait here; past
+ * {@link #HIGH_WATER} items for one destination, QoS 0 is dropped and counted and the shard stops its
+ * publishers reading (QoS 1/2 is never dropped), so memory stays bounded under overload. Plain rules;
+ * the shard sends.
  */
 public final class DataPlane {
     /** Unacknowledged batches per destination. */

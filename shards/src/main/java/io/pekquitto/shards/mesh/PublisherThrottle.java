@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Back-pressure towards publishers, so that QoS 1/2 messages are slowed down, never dropped, and
- * memory stays bounded (DESIGN.md, The mesh). A connection reads its next chunk only once the shard
+ * Back-pressure towards publishers, so that QoS 1/2 messages are slowed down, never dropped, and memory stays
+ * bounded (docs/shards-and-mesh.md, The data plane). A connection reads its next chunk only once the shard
  * has routed its last one; while the data plane towards some peer is over its high-water mark, or a
- * subscriber here is congested ({@code slow-subscriber-policy = throttle}), the shard keeps that
- * reader paused and postpones its acknowledgements of peers' batches, which slows their publishers
- * too. Relief lets them go.
+ * subscriber here is congested ({@code slow-subscriber-policy = throttle}), the shard keeps that reader
+ * paused and postpones its acknowledgements of peers' batches, which slows their publishers too. Relief lets
+ * them go.
  *
  * @param <R> a paused reader (a connection's transport)
  * @param <C> a congested connection

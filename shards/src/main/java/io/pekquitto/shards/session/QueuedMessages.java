@@ -29,7 +29,7 @@ final class QueuedMessages {
         long qos0DropBefore;
     }
 
-    // Null until used: a broker holds many idle sessions (DESIGN.md, Connections and parking).
+    // Null until used: a broker holds many idle sessions (docs/connections.md, Parking).
     private ArrayDeque<Queued> inMemory;
     /** Payload bytes of every queued message, in memory and spilled. */
     private long bytes;

@@ -5,8 +5,9 @@ import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 
 /**
- * Where the broker keeps what must outlive the process (DESIGN.md, Persistence): one for the broker,
- * written by every shard, each with batches of its own turns. Implementations are thread-safe.
+ * Where the broker keeps what must outlive the process (docs/sessions-and-store.md, The store): one
+ * for the broker, written by every shard, each with batches of its own turns. Implementations are
+ * thread-safe.
  */
 public interface Store extends AutoCloseable {
 

@@ -18,7 +18,7 @@ import org.apache.pekko.io.Tcp;
 import org.apache.pekko.io.TcpMessage;
 
 /**
- * The handler of every socket of one shard (DESIGN.md, Connections and parking): a classic actor,
+ * The handler of every socket of one shard (docs/connections.md, The transport): a classic actor,
  * because Pekko IO tells a handler which connection an event is about only through its sender, which a
  * typed actor cannot see. It runs on the shard's thread, owns a {@link SocketTransport} per socket and
  * hands each event to it. A connection that ends closes its transport; a parked one keeps it, and any

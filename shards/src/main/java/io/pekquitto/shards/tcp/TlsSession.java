@@ -8,7 +8,7 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * TLS for one connection, on the JDK's {@link SSLEngine}, run on the shard's thread inside the
- * connection's transport (DESIGN.md, Security). Between calls it keeps only the engine and the
+ * connection's transport (docs/security.md, TLS). Between calls it keeps only the engine and the
  * ciphertext of a record that has not fully arrived: the large network and application buffers the
  * engine needs are the shard's {@link Scratch}, used within one call and copied out of, so an idle TLS
  * connection holds no buffer at all (Pekko's TLS stage keeps four of 16-18 KiB per connection).
