@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The shape of the shards module: its packages form no cycle (the connection talks to its shard
  * through {@code ShardRequest}, never through {@code Shard}), and the MQTT rules the actors own are
- * plain Java, testable without actors or sockets (STYLE.md 13).
+ * plain Java, testable without actors or sockets (docs/architecture.md, Modules).
  */
 class ArchitectureTest {
     private final JavaClasses classes = new ClassFileImporter()

@@ -30,7 +30,7 @@ class SessionDirectoryTest {
 
     @Test
     void homeIsNeverNegativeEvenForMinValueHashes() {
-        // "polygenelubricants".hashCode() is Integer.MIN_VALUE (STYLE.md part (a) 4).
+        // "polygenelubricants".hashCode() is Integer.MIN_VALUE: Math.abs of it is negative.
         assertEquals(Integer.MIN_VALUE, "polygenelubricants".hashCode());
         for (int shards = 1; shards <= 16; shards++) {
             int home = SessionDirectory.homeOf("polygenelubricants", shards);
