@@ -21,6 +21,9 @@ public final class ClusterConfig {
      */
     static final String GIVE_UP_JOINING = "60s";
 
+    /** How long a stopped node may take to leave the cluster before the broker shuts down. */
+    static final String LEAVE_TIMEOUT = "10s";
+
     private ClusterConfig() {}
 
     /** A seed node's Pekko address, {@code pekko://pekquitto@host:port}. */
@@ -51,6 +54,9 @@ public final class ClusterConfig {
         values.put("pekko.cluster.run-coordinated-shutdown-when-down", "on");
         values.put("pekko.coordinated-shutdown.run-by-actor-system-terminate", "on");
         values.put("pekko.cluster.jmx.enabled", "off");
+        // The node leaves before the broker shuts down (ClusterNode): Leaving, Exiting, Removed take a few
+        // gossip rounds of 1s; past this the broker shuts down anyway, and the others down it.
+        values.put("pekko.coordinated-shutdown.phases.before-service-unbind.timeout", LEAVE_TIMEOUT);
         return ConfigFactory.parseMap(values, "pekquitto.cluster");
     }
 }
