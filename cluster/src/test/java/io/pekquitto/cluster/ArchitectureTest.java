@@ -7,7 +7,10 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** The cluster's rules are plain Java (STYLE.md 13): only the actor and the node's handle use Pekko. */
+/**
+ * The cluster's rules are plain Java, testable without actors (docs/architecture.md, Actors and rules):
+ * only the actor and the node's handle use Pekko.
+ */
 class ArchitectureTest {
     private final JavaClasses classes = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
