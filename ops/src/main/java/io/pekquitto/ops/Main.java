@@ -70,13 +70,12 @@ public final class Main {
         var logLevel = LogLevel.atStart(commandLine.verbose(), configuration.logLevel());
         logLevel.beforeLogback();
         try {
-            serve(commandLine, settings, logLevel);
+            return serve(commandLine, settings, logLevel);
         } catch (IllegalStateException | IllegalArgumentException e) {
             // A listener that cannot bind, or settings the broker cannot run yet: say which, exit 1.
             err.println("pekquitto: " + e.getMessage());
             return 1;
         }
-        return 0;
     }
 
     /**
@@ -112,7 +111,8 @@ public final class Main {
     /** Live heap per idle WebSocket connection, measured at 10,000 (BENCHMARKS.md, MQTT over WebSockets). */
     private static final long WEBSOCKET_HEAP_KIB = 45;
 
-    private static void serve(CommandLine commandLine, BrokerSettings settings, LogLevel logLevel) {
+    /** Serves until the broker stops; 1 if its cluster stopped it (a supervisor restarts it then), else 0. */
+    private static int serve(CommandLine commandLine, BrokerSettings settings, LogLevel logLevel) {
         // Only now: Logback configures itself at the first logger, and -v must be set before that.
         var log = LoggerFactory.getLogger(Main.class);
         var broker = Pekquitto.startStandalone(settings);
@@ -143,6 +143,9 @@ public final class Main {
                     + "with a host (e.g. listeners = [{ host = \"0.0.0.0\", port = 1883 }]) and authentication.");
         }
         broker.awaitTermination();
+        var stoppedByCluster = broker.stoppedByCluster();
+        stoppedByCluster.ifPresent(why -> log.error("pekquitto stopped: {}", why));
+        return stoppedByCluster.isPresent() ? 1 : 0;
     }
 
     private static void stopOnSignal(Pekquitto broker, Logger log, String signal) {

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.auth.ReloadableSecurity;
 import io.pekquitto.auth.Security;
+import io.pekquitto.cluster.ClusterMember;
 import io.pekquitto.ops.fatal.HaltOnFatalError;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.ShardCounts;
@@ -12,17 +13,20 @@ import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.SysExtras;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -49,6 +53,8 @@ public final class Pekquitto implements AutoCloseable {
     /** What {@link #reload} swaps: the password and ACL files (when started from them), each listener's TLS. */
     private final Optional<ReloadableSecurity> fileSecurity;
     private final List<Optional<ReloadableTls>> tls;
+    /** This broker as a node of a cluster; empty with {@code cluster.enabled = false}. */
+    private Optional<ClusterWiring> cluster = Optional.empty();
 
     private Pekquitto(ActorSystem<Broker.Command> system, Broker.Bound bound, Optional<ReloadableSecurity> fileSecurity,
                       Duration stopTimeout, Optional<Metrics> metrics) {
@@ -130,18 +136,26 @@ public final class Pekquitto implements AutoCloseable {
             config = ConfigFactory.parseMap(Map.of("pekko.io.tcp.worker-dispatcher", Broker.dispatcherPath(0)))
                     .withFallback(config);
         }
+        // A node of a cluster (docs/cluster.md). Without one, no class of the cluster module is touched, and so
+        // none of Pekko Remote or Cluster is loaded (ClusterOffIT).
+        var cluster = settings.cluster().enabled()
+                ? Optional.of(new ClusterWiring(settings.cluster())) : Optional.<ClusterWiring>empty();
+        config = cluster.isPresent() ? cluster.get().config(config) : WithoutRemoting.strip(config);
         config = aroundConfig.apply(config);  // last: it wraps the dispatchers as configured above
         var metricsSettings = settings.operations().metrics();
         var metrics = metricsSettings.enabled() ? Optional.of(new Metrics()) : Optional.<Metrics>empty();
         var system = ActorSystem.create(Broker.create(settings, security, aroundShard,
-                metrics.map(LatencyObserver.class::cast).orElse(LatencyObserver.NONE), aroundStore), "pekquitto", config);
+                metrics.map(LatencyObserver.class::cast).orElse(LatencyObserver.NONE), aroundStore,
+                cluster.isPresent() ? cluster.get().sysExtras() : SysExtras.NONE), "pekquitto", config);
         try {
+            if (cluster.isPresent()) cluster.get().start(system);
             var bound = AskPattern.<Broker.Command, Broker.Bound>ask(
                             system, Broker.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())
                     .toCompletableFuture()
                     .get(BIND_TIMEOUT.toSeconds() + 1, TimeUnit.SECONDS);
             if (bound.failure().isPresent()) throw new IllegalStateException(bound.failure().get());
             var pekquitto = new Pekquitto(system, bound, fileSecurity, shutdownTimeout.plus(STOP_MARGIN), metrics);
+            pekquitto.cluster = cluster;
             metrics.ifPresent(served -> {
                 served.serve(metricsSettings, new FreshFigures(() -> figures(system), System::nanoTime));
                 pekquitto.metricsAddress = Optional.of(served.address(metricsSettings));
@@ -186,6 +200,33 @@ public final class Pekquitto implements AutoCloseable {
 
     private static CompletionStage<BrokerFigures> figures(ActorSystem<Broker.Command> system) {
         return AskPattern.ask(system, Broker.GetFigures::new, FIGURES_TIMEOUT, system.scheduler());
+    }
+
+    /**
+     * The members of this broker's cluster as it sees them now, by address; none without a cluster
+     * ({@code cluster.enabled = false}).
+     */
+    public CompletionStage<List<ClusterMember>> clusterMembers() {
+        return cluster.isPresent() ? cluster.get().members() : CompletableFuture.completedFuture(List.of());
+    }
+
+    /**
+     * Why the cluster stopped this broker, once its actor system has terminated: this node was downed (the
+     * Split Brain Resolver, or an operator), could not join its seed nodes, or its configuration did not
+     * fit the cluster's; empty when it was stopped otherwise (SIGTERM, {@link #close}) or is running.
+     */
+    public Optional<String> stoppedByCluster() {
+        var reason = CoordinatedShutdown.get(system).getShutdownReason();
+        if (reason.isEmpty()) return Optional.empty();
+        var why = reason.get();
+        if (why.equals(CoordinatedShutdown.clusterDowningReason())) return Optional.of("this node was downed");
+        if (why.equals(CoordinatedShutdown.clusterJoinUnsuccessfulReason())) {
+            return Optional.of("this node could not join its seed nodes");
+        }
+        if (why.equals(CoordinatedShutdown.incompatibleConfigurationDetectedReason())) {
+            return Optional.of("this node's configuration is incompatible with the cluster's");
+        }
+        return Optional.empty();
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ClusterSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.settings.MemorySettings;
@@ -124,7 +125,7 @@ class ConfigFileTest {
                 new StoreSettings(true, Path.of("data"), Durability.BATCH),  // the runnable broker's default
                 true, new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
                         new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)),
-                autoMemory(2, 8 << 20));
+                autoMemory(2, 8 << 20), ClusterSettings.OFF);
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

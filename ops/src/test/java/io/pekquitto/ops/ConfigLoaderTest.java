@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.settings.ClusterSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.settings.OperationsSettings;
@@ -53,7 +54,7 @@ class ConfigLoaderTest {
                 new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH), true,
                 new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
                         new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)),
-                ConfigFileTest.autoMemory(shards, Runtime.getRuntime().maxMemory() / 4));
+                ConfigFileTest.autoMemory(shards, Runtime.getRuntime().maxMemory() / 4), ClusterSettings.OFF);
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.SysExtras;
 import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
 import io.pekquitto.shards.store.StoreRecovery;
@@ -202,14 +203,21 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     public static Behavior<Command> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
                                            UnaryOperator<Store> aroundStore) {
+        return create(settings, security, aroundShard, latency, aroundStore, SysExtras.NONE);
+    }
+
+    /** The broker, publishing {@code extras} (a cluster's membership, say) under {@code $SYS/broker/} with its own figures. */
+    public static Behavior<Command> create(BrokerSettings settings, Security security,
+                                           UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
+                                           UnaryOperator<Store> aroundStore, SysExtras extras) {
         var store = settings.store().open().map(aroundStore);
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new Broker(context, timers, settings, security, store, aroundShard, latency)));
+                timers -> new Broker(context, timers, settings, security, store, aroundShard, latency, extras)));
     }
 
     private Broker(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
                    Security security, Optional<Store> store, UnaryOperator<Behavior<ShardMessage>> aroundShard,
-                   LatencyObserver latency) {
+                   LatencyObserver latency, SysExtras extras) {
         super(context);
         ShardDispatchers.registerMissing(context.getSystem(), settings.shards());  // an embedder need not configure them
         this.timers = timers;
@@ -247,7 +255,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }
         this.figures = context.spawn(FiguresCollector.create(shards, served, store, storeHealth, settings.operations().sysInterval(),
-                version(), System::nanoTime), "figures");
+                version(), extras, System::nanoTime), "figures");
         this.shutdownTask = shutDownWithTheSystem(context, settings.operations().shutdownTimeout());
     }
 

@@ -10,6 +10,7 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.ShardFigures;
 import io.pekquitto.shards.stats.StoreFigures;
+import io.pekquitto.shards.stats.SysExtras;
 import io.pekquitto.shards.stats.SysTopics;
 import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
@@ -63,6 +64,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private final TimerScheduler<Command> timers;
     private final ActorRef<ShardFigures> reports;
     private final SysTopics sysTopics;
+    private final SysExtras extras;
     private final Map<Integer, ShardFigures> received = new HashMap<>();
     private final List<ActorRef<BrokerFigures>> waiting = new ArrayList<>();
     private long round;
@@ -72,16 +74,17 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private long maximumConnected;
 
     static Behavior<Command> create(List<ActorRef<ShardMessage>> shards, List<Listener> listeners, Optional<Store> store,
-                                    StoreHealth storeHealth, Duration sysInterval, String version, LongSupplier clock) {
+                                    StoreHealth storeHealth, Duration sysInterval, String version, SysExtras extras,
+                                    LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             if (!sysInterval.isZero()) timers.startTimerWithFixedDelay(Tick.INSTANCE, Duration.ZERO, sysInterval);
-            return new FiguresCollector(context, timers, shards, listeners, store, storeHealth, version, clock);
+            return new FiguresCollector(context, timers, shards, listeners, store, storeHealth, version, extras, clock);
         }));
     }
 
     private FiguresCollector(ActorContext<Command> context, TimerScheduler<Command> timers, List<ActorRef<ShardMessage>> shards,
                              List<Listener> listeners, Optional<Store> store, StoreHealth storeHealth, String version,
-                             LongSupplier clock) {
+                             SysExtras extras, LongSupplier clock) {
         super(context);
         this.timers = timers;
         this.shards = List.copyOf(shards);
@@ -92,6 +95,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
         this.startedAt = clock.getAsLong();
         this.lastPublishedAt = startedAt;
         this.sysTopics = new SysTopics(version);
+        this.extras = extras;
         this.reports = context.messageAdapter(ShardFigures.class, Report::new);
     }
 
@@ -156,7 +160,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
         double seconds = (now - lastPublishedAt) / 1e9;
         lastPublishedAt = now;
         var shard = shards.get(0);
-        sysTopics.changed(figures, seconds).forEach((topic, value) -> shard.tell(new ShardRequest.Route(PUBLISHER,
+        sysTopics.changed(figures, extras.topics(), seconds).forEach((topic, value) -> shard.tell(new ShardRequest.Route(PUBLISHER,
                 Message.received(topic, Binary.utf8(value), QoS.AT_MOST_ONCE, true, Properties.NONE, now))));
     }
 }

@@ -46,6 +46,15 @@ class ArchitectureTest {
     }
 
     @Test
+    void noClassUsesPekkoRemoteOrCluster() {
+        // Only the cluster module may (the enforcer's no-pekko-cluster rule keeps them off this module's
+        // class path too): a broker without a cluster loads none of their classes.
+        noClasses().that().resideInAPackage("io.pekquitto.shards..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.apache.pekko.remote..", "org.apache.pekko.cluster..")
+                .check(classes);
+    }
+
+    @Test
     void theListenerRulesDoNotUsePekko() {
         // Shared by every kind of listener (TCP, TLS, WebSocket): plain Java, whatever carries the bytes.
         noClasses().that().resideInAPackage("io.pekquitto.shards.listener..")

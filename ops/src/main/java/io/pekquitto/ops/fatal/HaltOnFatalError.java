@@ -27,7 +27,8 @@ import org.apache.pekko.dispatch.MonitorableThreadFactory;
 public final class HaltOnFatalError {
     /** Pekko's own dispatchers in the broker's actor system: what the actors, the scheduler's tasks and Pekko IO run on. */
     private static final List<String> PEKKO_DISPATCHERS = List.of("pekko.actor.default-dispatcher",
-            "pekko.actor.internal-dispatcher", "pekko.actor.default-blocking-io-dispatcher", "pekko.io.pinned-dispatcher");
+            "pekko.actor.internal-dispatcher", "pekko.actor.default-blocking-io-dispatcher", "pekko.io.pinned-dispatcher",
+            "pekko.remote.default-remote-dispatcher", "pekko.remote.backoff-remote-dispatcher");
 
     private HaltOnFatalError() {}
 
@@ -51,6 +52,7 @@ public final class HaltOnFatalError {
         for (var dispatcher : dispatchers) {
             // The dispatcher's own type, as configured (an operator's -D included), is what it goes on being.
             // One of another kind, which no dispatcher here has by default, keeps Pekko's handler alone.
+            if (!config.hasPath(dispatcher + ".type")) continue;  // Pekko Remote's, in a broker without it
             var type = config.getString(dispatcher + ".type");
             if (!HaltingDispatcherConfigurator.TYPES.contains(type)) continue;
             halting = halting

@@ -53,6 +53,7 @@ import java.util.Objects;
  *                              pekquitto.shutdown-timeout}, {@code pekquitto.metrics})
  * @param memory                the heap clients may fill with what they hold, in all and each
  *                              ({@code pekquitto.memory}, and {@code max-queued-bytes} as a client's share)
+ * @param cluster               whether and how this broker is a node of a cluster ({@code pekquitto.cluster})
  */
 public record BrokerSettings(
         int shards,
@@ -80,7 +81,8 @@ public record BrokerSettings(
         StoreSettings store,
         boolean connectionMessages,
         OperationsSettings operations,
-        MemorySettings memory) {
+        MemorySettings memory,
+        ClusterSettings cluster) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
@@ -97,6 +99,7 @@ public record BrokerSettings(
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(operations, "operations");
         Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(cluster, "cluster");
         require(shards >= 1, "shards must be at least 1, not " + shards);
         require(!listeners.isEmpty(), "at least one listener is needed");
         require(maxPacketSize >= 2 && maxPacketSize <= PROTOCOL_MAX_PACKET_SIZE,

@@ -86,7 +86,8 @@ public final class SettingsReader {
                     storeSettings(config),
                     config.getBoolean(path("log.connection-messages")),
                     operationsSettings(config),
-                    memory);
+                    memory,
+                    ClusterSettingsReader.read(config, path("cluster")));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);
@@ -251,7 +252,7 @@ public final class SettingsReader {
     }
 
     /** A duration longer than zero. */
-    private static Duration positive(Config config, String path) {
+    static Duration positive(Config config, String path) {
         var timeout = duration(config, path);
         if (timeout.isNegative() || timeout.isZero()) {
             throw new ConfigurationException(path + " must be longer than 0s, not " + config.getValue(path).render()

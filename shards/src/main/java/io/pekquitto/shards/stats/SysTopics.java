@@ -38,6 +38,11 @@ public final class SysTopics {
 
     /** The topics whose value is new, in a stable order; {@code seconds} since the last sample. */
     public Map<String, String> changed(BrokerFigures figures, double seconds) {
+        return changed(figures, Map.of(), seconds);
+    }
+
+    /** As {@link #changed(BrokerFigures, double)}, with {@code extras} ({@link SysExtras}) after the broker's own topics. */
+    public Map<String, String> changed(BrokerFigures figures, Map<String, String> extras, double seconds) {
         var now = new LinkedHashMap<String, String>();
         now.put("version", "pekquitto " + version);
         now.put("uptime", figures.uptimeSeconds() + " seconds");
@@ -76,6 +81,7 @@ public final class SysTopics {
         memory(now, figures);
         for (var shard : figures.shards()) perShard(now, shard);
         loads(now, figures, seconds);
+        now.putAll(extras);
 
         var changed = new LinkedHashMap<String, String>();
         now.forEach((topic, value) -> {

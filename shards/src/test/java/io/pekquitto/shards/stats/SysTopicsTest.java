@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class SysTopicsTest {
@@ -45,6 +46,17 @@ class SysTopicsTest {
         assertEquals("3", topics.get("$SYS/broker/shards/1/clients/connected"));
         assertEquals("2", topics.get("$SYS/broker/shards/1/publish/messages/dropped"));
         assertEquals("0.00", topics.get("$SYS/broker/load/publish/received/1min"), "no rate before a second sample");
+    }
+
+    @Test
+    void extrasArePublishedBesideTheBrokersOwnAndOnlyWhenTheyChange() {
+        var sys = new SysTopics("1.0");
+        var first = sys.changed(figures(10, 0), Map.of("cluster/nodes", "3"), 10);
+        assertEquals("3", first.get("$SYS/broker/cluster/nodes"));
+        assertEquals("5", first.get("$SYS/broker/clients/connected"));
+
+        assertFalse(sys.changed(figures(20, 0), Map.of("cluster/nodes", "3"), 10).containsKey("$SYS/broker/cluster/nodes"));
+        assertEquals("2", sys.changed(figures(30, 0), Map.of("cluster/nodes", "2"), 10).get("$SYS/broker/cluster/nodes"));
     }
 
     @Test

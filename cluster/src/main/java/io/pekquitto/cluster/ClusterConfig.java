@@ -1,0 +1,62 @@
+package io.pekquitto.cluster;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.pekquitto.shards.settings.ClusterSettings;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The Pekko configuration that makes the broker's actor system a node of a cluster, from
+ * {@link ClusterSettings}: laid over the rest of the actor system's configuration, it wins.
+ */
+public final class ClusterConfig {
+
+    /** The actor system's name, which is part of every node's address: every node of a cluster has the same. */
+    public static final String SYSTEM_NAME = "pekquitto";
+
+    /**
+     * How long a node that is not the first seed tries to join before it gives up and stops (exit status 1):
+     * a misconfigured seed list, or seeds that are all down, is then seen, not waited out forever.
+     */
+    static final String GIVE_UP_JOINING = "60s";
+
+    /** How long a stopped node may take to leave the cluster before the broker shuts down. */
+    static final String LEAVE_TIMEOUT = "10s";
+
+    private ClusterConfig() {}
+
+    /** A seed node's Pekko address, {@code pekko://pekquitto@host:port}. */
+    public static String address(ClusterSettings.SeedNode seed) {
+        return "pekko://" + SYSTEM_NAME + "@" + seed;
+    }
+
+    /** The configuration for a node with {@code settings} (whether they are enabled is the caller's question). */
+    public static Config of(ClusterSettings settings) {
+        Map<String, Object> values = new HashMap<>();
+        values.put("pekko.actor.provider", "cluster");
+        // Nothing goes between nodes in Java serialization: Pekko's own messages have their serializers.
+        values.put("pekko.actor.allow-java-serialization", "off");
+        values.put("pekko.remote.artery.enabled", "on");
+        values.put("pekko.remote.artery.transport", "tcp");
+        values.put("pekko.remote.artery.canonical.hostname", settings.host());
+        values.put("pekko.remote.artery.canonical.port", settings.port());
+        values.put("pekko.remote.artery.bind.hostname", settings.host());
+        values.put("pekko.remote.artery.bind.port", "");  // the canonical port
+        // Without seed nodes the node joins itself (ClusterMembership), a cluster that others may name as their seed.
+        values.put("pekko.cluster.seed-nodes", settings.seedNodes().stream().map(ClusterConfig::address).toList());
+        values.put("pekko.cluster.shutdown-after-unsuccessful-join-seed-nodes", GIVE_UP_JOINING);
+        values.put("pekko.cluster.downing-provider-class", "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider");
+        values.put("pekko.cluster.split-brain-resolver.active-strategy", settings.downing().strategy().configName());
+        values.put("pekko.cluster.split-brain-resolver.stable-after", settings.downing().stableAfter().toMillis() + "ms");
+        // A downed node, or one that could not join, stops its actor system (and the broker exits 1); one that
+        // is stopped leaves the cluster first, in CoordinatedShutdown's cluster-leave phase (Pekko's defaults).
+        values.put("pekko.cluster.run-coordinated-shutdown-when-down", "on");
+        values.put("pekko.coordinated-shutdown.run-by-actor-system-terminate", "on");
+        values.put("pekko.cluster.jmx.enabled", "off");
+        // The node leaves before the broker shuts down (ClusterNode): Leaving, Exiting, Removed take a few
+        // gossip rounds of 1s; past this the broker shuts down anyway, and the others down it.
+        values.put("pekko.coordinated-shutdown.phases.before-service-unbind.timeout", LEAVE_TIMEOUT);
+        return ConfigFactory.parseMap(values, "pekquitto.cluster");
+    }
+}
