@@ -1,6 +1,7 @@
 package io.pekquitto.e2e.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -8,9 +9,11 @@ import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V3Client;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -25,8 +28,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Three runnable jars on loopback form one cluster (issue 25, membership): each logs the three members
  * Up and publishes {@code $SYS/broker/cluster/nodes}; a node killed with SIGKILL is downed by the Split
- * Brain Resolver and removed (stable-after = 2s here), and the two left go on serving MQTT. The three
- * processes are started once for the class; the tests run in order, the last one kills the third node.
+ * Brain Resolver and removed (stable-after = 2s here), and the two left go on serving MQTT; a node
+ * stopped with SIGTERM leaves without being downed; a node paused past stable-after is downed, and exits
+ * with status 1 when it resumes. The processes are started once for the class and the tests run in
+ * order, each taking a node away (the last one starts a fourth to pause).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterMembershipIT {
@@ -115,6 +120,57 @@ class ClusterMembershipIT {
             awaitSys(node, "2");
             roundTrip(node);
         }
+    }
+
+    @Test
+    @Order(3)
+    void aNodeStoppedWithSigtermLeavesAndIsNotDowned() throws Exception {
+        var leaving = nodes.remove(1);
+        var left = address(leaving);
+        assertEquals(0, leaving.terminate(), leaving.log());
+        var stays = nodes.get(0);
+        stays.awaitLog("node " + left + " was removed: 1 up of 1 members", 1, DOWN);
+        assertTrue(stays.log().contains("node " + left + " is leaving"), stays.log());
+        assertFalse(stays.log().contains("node " + left + " was downed"), "it left; nobody downed it: " + stays.log());
+        leaving.close();
+    }
+
+    @Test
+    @Order(4)
+    void aNodePausedPastStableAfterIsDownedAndExitsWithStatus1WhenItResumes() throws Exception {
+        var joined = start(0, "[\"" + address(nodes.get(0)) + "\"]");
+        nodes.add(joined);
+        for (var node : nodes) node.awaitLog("2 up of 2 members", 1, FORM);
+        // Two nodes, one unreachable: keep-majority keeps the side with the lowest address (same host: port).
+        var byPort = new ArrayList<>(nodes);
+        byPort.sort(Comparator.comparingInt(node -> port(node)));
+        var stays = byPort.get(0);
+        var paused = byPort.get(1);
+        var pausedAddress = address(paused);
+        signal("STOP", paused);
+        try {
+            stays.awaitLog("node " + pausedAddress + " was removed: 1 up of 1 members", 1, DOWN);
+        } finally {
+            signal("CONT", paused);
+        }
+        assertEquals(1, paused.awaitExit(DOWN), "a downed node exits with status 1, for its supervisor: " + paused.log());
+        assertTrue(paused.log().contains("pekquitto stopped: this node was downed"), paused.log());
+        roundTrip(stays);
+    }
+
+    private static int port(RunnableJar node) {
+        try {
+            var address = address(node);
+            return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sends SIGSTOP or SIGCONT to the node's process. */
+    private static void signal(String signal, RunnableJar node) throws Exception {
+        var kill = new ProcessBuilder("kill", "-" + signal, Long.toString(node.process().pid())).inheritIO().start();
+        assertEquals(0, kill.waitFor(), "kill -" + signal);
     }
 
     /** A QoS 1 publish on the node reaches a QoS 1 subscriber on the same node. */
