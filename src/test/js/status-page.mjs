@@ -95,6 +95,10 @@ try {
         expect(rows === Number(args['expect-shards']), `it has ${rows}`);
       });
     }
+    await checks.check('no Cluster section on a broker that is no node of a cluster', async () => {
+      const hidden = await page.$eval('#cluster', (section) => section.hidden);
+      expect(hidden, 'the Cluster section is shown');
+    });
     await within(Number(args['load-seconds']) * 1000 + 10_000, 'the end of the load', load.finished);
     await page.screenshot({ path: args.screenshot, fullPage: true });
     console.log(`screenshot: ${args.screenshot}`);

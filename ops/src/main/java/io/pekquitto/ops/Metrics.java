@@ -4,6 +4,7 @@ import io.pekquitto.shards.settings.OperationsSettings.MetricsSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.stats.ShardFigures;
+import io.pekquitto.shards.stats.SysExtras;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -52,9 +53,10 @@ final class Metrics implements LatencyObserver, AutoCloseable {
      *
      * @throws IllegalStateException if the port cannot be bound (the message names host and port)
      */
-    void serve(MetricsSettings settings, FreshFigures brokerFigures) {
+    void serve(MetricsSettings settings, FreshFigures brokerFigures, SysExtras cluster) {
         this.figures = brokerFigures;
         registerBrokerFigures();
+        if (cluster != SysExtras.NONE) registerClusterFigures(cluster);
         JvmMetrics.builder().register(registry);
         try {
             server = HTTPServer.builder().hostname(settings.host()).port(settings.port()).registry(registry).buildAndStart();
@@ -155,6 +157,21 @@ final class Metrics implements LatencyObserver, AutoCloseable {
         GaugeWithCallback.builder().name(name).help(help).labelNames("shard")
                 .callback(callback -> figures.get().shards().forEach(
                         shard -> callback.call(figure.applyAsLong(shard), Integer.toString(shard.shard()))))
+                .register(registry);
+    }
+
+    /** A node of a cluster: its membership as this node sees it, from the figures it publishes under $SYS. */
+    private void registerClusterFigures(SysExtras cluster) {
+        clusterGauge(cluster, "pekquitto_cluster_nodes", "Members of the cluster that are Up, as this node sees them", "cluster/nodes");
+        clusterGauge(cluster, "pekquitto_cluster_members", "Members of the cluster in any state (joining, up, leaving...)",
+                "cluster/members");
+        clusterGauge(cluster, "pekquitto_cluster_unreachable", "Members this node's failure detector finds unreachable",
+                "cluster/unreachable");
+    }
+
+    private void clusterGauge(SysExtras cluster, String name, String help, String topic) {
+        GaugeWithCallback.builder().name(name).help(help)
+                .callback(callback -> callback.call(Double.parseDouble(cluster.topics().getOrDefault(topic, "0"))))
                 .register(registry);
     }
 

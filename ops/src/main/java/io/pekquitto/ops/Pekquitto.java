@@ -157,7 +157,8 @@ public final class Pekquitto implements AutoCloseable {
             var pekquitto = new Pekquitto(system, bound, fileSecurity, shutdownTimeout.plus(STOP_MARGIN), metrics);
             pekquitto.cluster = cluster;
             metrics.ifPresent(served -> {
-                served.serve(metricsSettings, new FreshFigures(() -> figures(system), System::nanoTime));
+                served.serve(metricsSettings, new FreshFigures(() -> figures(system), System::nanoTime),
+                        cluster.isPresent() ? cluster.get().sysExtras() : SysExtras.NONE);
                 pekquitto.metricsAddress = Optional.of(served.address(metricsSettings));
             });
             return pekquitto;

@@ -11,6 +11,10 @@ import io.pekquitto.e2e.V3Client;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -38,6 +42,7 @@ class ClusterMembershipIT {
     private static final Duration FORM = Duration.ofSeconds(60);
     private static final Duration DOWN = Duration.ofSeconds(30);
     private static final Pattern SELF = Pattern.compile("Cluster: this node is (\\S+),");
+    private static final Pattern METRICS = Pattern.compile("Prometheus metrics at (http://\\S+/metrics)");
 
     private static final List<RunnableJar> nodes = new ArrayList<>();
     private static long startedAt;
@@ -65,6 +70,7 @@ class ClusterMembershipIT {
                     listeners = [{ host = "127.0.0.1", port = 0 }]
                     store.enabled = false
                     sys-interval = 1s
+                    metrics { enabled = true, port = 0 }
                     cluster { enabled = true, port = %d, seed-nodes = %s, downing.stable-after = 2s }
                     """.formatted(clusterPort, seeds));
         } catch (IOException | InterruptedException e) {
@@ -99,6 +105,17 @@ class ClusterMembershipIT {
                 (System.nanoTime() - startedAt) / 1_000_000);
         for (var node : nodes) assertTrue(node.log().contains("(this node) is up"), node.log());
         awaitSys(nodes.get(2), "3");
+        var metrics = scrape(nodes.get(0));
+        assertTrue(metrics.contains("pekquitto_cluster_nodes 3.0"), metrics);
+        assertTrue(metrics.contains("pekquitto_cluster_unreachable 0.0"), metrics);
+    }
+
+    /** The node's Prometheus metrics, at the address it logs. */
+    private static String scrape(RunnableJar node) throws Exception {
+        var address = METRICS.matcher(node.log());
+        assertTrue(address.find(), node.log());
+        var request = HttpRequest.newBuilder(URI.create(address.group(1))).build();
+        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).body();
     }
 
     @Test

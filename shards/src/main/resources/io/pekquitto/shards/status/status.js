@@ -116,6 +116,7 @@
       if (element.dataset.format === 'state') element.dataset.state = value;  // "failing" shows in red
     });
     if (name.startsWith('memory/') || name.startsWith('heap/')) showMemory();
+    if (name.startsWith('cluster/')) byId('cluster').hidden = false;  // a node of a cluster (docs/cluster.md)
     byId('updated').textContent = new Date().toLocaleTimeString('en-GB');
     noteBurst(packet.retain);
   }
