@@ -1,5 +1,6 @@
 package io.pekquitto.cluster.mesh;
 
+import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.Shard;
@@ -74,7 +75,7 @@ public final class MeshCodec {
             };
             in.end();
             return message;
-        } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
+        } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException | MalformedPacketException e) {
             if (e instanceof MeshFormatException format) throw format;
             throw new MeshFormatException("a mesh message (" + manifest + ") cannot be read: " + e, e);
         }

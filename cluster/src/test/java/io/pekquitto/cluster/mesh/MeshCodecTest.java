@@ -2,6 +2,7 @@ package io.pekquitto.cluster.mesh;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,6 +63,15 @@ class MeshCodecTest {
         assertThrows(MeshFormatException.class, () -> codec.decode(new byte[] {0, 0, 0, 3, 2}, MeshCodec.FORWARD_ACK), "not a boolean");
         assertThrows(MeshFormatException.class, () -> codec.decode(new byte[] {0, 0, 0, 1, 99}, MeshCodec.CONTROL), "an unknown tag");
         assertThrows(MeshFormatException.class, () -> codec.decode(ack, "X"), "an unknown manifest");
+        var published = new Message("a", Binary.EMPTY, QoS.AT_MOST_ONCE, false, Properties.NONE, "", Message.NEVER, 0);
+        var forward = codec.encode(new Shard.Forward(0, List.of(new Forwarded.Published("p", published))));
+        // from, count, tag, "p", "a", no payload, QoS, retain (21 bytes), then a property length of 1 and 0x00: no such property
+        var malformed = new byte[forward.length + 1];
+        System.arraycopy(forward, 0, malformed, 0, 21);
+        malformed[21] = 1;
+        System.arraycopy(forward, 22, malformed, 23, forward.length - 22);
+        var refused = assertThrows(MeshFormatException.class, () -> codec.decode(malformed, MeshCodec.FORWARD), "malformed properties");
+        assertInstanceOf(io.pekquitto.protocol.MalformedPacketException.class, refused.getCause());
         assertThrows(IllegalArgumentException.class, () -> MeshCodec.manifest("not a mesh message"));
     }
 }
