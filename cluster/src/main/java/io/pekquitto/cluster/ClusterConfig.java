@@ -2,8 +2,10 @@ package io.pekquitto.cluster;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
 import io.pekquitto.shards.settings.ClusterSettings;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,6 +26,13 @@ public final class ClusterConfig {
     /** How long a stopped node may take to leave the cluster before the broker shuts down. */
     static final String LEAVE_TIMEOUT = "10s";
 
+    /** The name of our serializer for the mesh's messages, {@code MeshSerializer} (named, not loaded, here). */
+    static final String MESH_SERIALIZER = "pekquitto-mesh";
+    static final String MESH_SERIALIZER_CLASS = "io.pekquitto.cluster.mesh.MeshSerializer";
+    /** What a shard sends a peer shard, which may be on another node: serialized by {@code MeshSerializer}. */
+    static final List<String> MESH_MESSAGES = List.of(
+            "io.pekquitto.shards.Shard$Forward", "io.pekquitto.shards.Shard$ForwardAck", "io.pekquitto.shards.Shard$Control");
+
     private ClusterConfig() {}
 
     /** A seed node's Pekko address, {@code pekko://pekquitto@host:port}. */
@@ -31,12 +40,24 @@ public final class ClusterConfig {
         return "pekko://" + SYSTEM_NAME + "@" + seed;
     }
 
+    /**
+     * How messages between nodes are serialized: never in Java serialization (Pekko's own messages have
+     * their serializers), the mesh's with our {@code MeshSerializer}. Part of {@link #of}; apart for tests.
+     */
+    public static Config serialization() {
+        Map<String, Object> values = new HashMap<>();
+        values.put("pekko.actor.allow-java-serialization", "off");
+        values.put("pekko.actor.serializers." + MESH_SERIALIZER, MESH_SERIALIZER_CLASS);
+        for (var message : MESH_MESSAGES) {
+            values.put("pekko.actor.serialization-bindings." + ConfigUtil.quoteString(message), MESH_SERIALIZER);
+        }
+        return ConfigFactory.parseMap(values, "pekquitto.cluster serialization");
+    }
+
     /** The configuration for a node with {@code settings} (whether they are enabled is the caller's question). */
     public static Config of(ClusterSettings settings) {
         Map<String, Object> values = new HashMap<>();
         values.put("pekko.actor.provider", "cluster");
-        // Nothing goes between nodes in Java serialization: Pekko's own messages have their serializers.
-        values.put("pekko.actor.allow-java-serialization", "off");
         values.put("pekko.remote.artery.enabled", "on");
         values.put("pekko.remote.artery.transport", "tcp");
         values.put("pekko.remote.artery.canonical.hostname", settings.host());
@@ -57,6 +78,6 @@ public final class ClusterConfig {
         // The node leaves before the broker shuts down (ClusterNode): Leaving, Exiting, Removed take a few
         // gossip rounds of 1s; past this the broker shuts down anyway, and the others down it.
         values.put("pekko.coordinated-shutdown.phases.before-service-unbind.timeout", LEAVE_TIMEOUT);
-        return ConfigFactory.parseMap(values, "pekquitto.cluster");
+        return ConfigFactory.parseMap(values, "pekquitto.cluster").withFallback(serialization());
     }
 }

@@ -29,4 +29,11 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("org.apache.pekko.cluster..", "org.apache.pekko.remote..")
                 .check(classes);
     }
+
+    @Test
+    void theMeshsByteLayoutIsPlainJava() {
+        noClasses().that().resideInAPackage("io.pekquitto.cluster.mesh").and().doNotHaveSimpleName("MeshSerializer")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
+                .check(classes);
+    }
 }

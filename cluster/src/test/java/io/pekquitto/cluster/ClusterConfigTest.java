@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import io.pekquitto.cluster.mesh.MeshSerializer;
+import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ClusterSettings;
 import java.time.Duration;
@@ -68,5 +71,16 @@ class ClusterConfigTest {
         assertEquals(List.of("before-cluster-shutdown"),
                 config.getStringList("pekko.coordinated-shutdown.phases.cluster-sharding-shutdown-region.depends-on"),
                 "after the broker's own shutdown (service-requests-done): clients are disconnected before the node leaves");
+    }
+
+    @Test
+    void theMeshsMessagesAreSerializedByOurSerializer() {
+        var config = effective(THREE);
+        assertEquals(MeshSerializer.class.getName(), config.getString("pekko.actor.serializers.pekquitto-mesh"));
+        for (var message : List.of(Shard.Forward.class, Shard.ForwardAck.class, Shard.Control.class)) {
+            assertEquals("pekquitto-mesh", config.getString("pekko.actor.serialization-bindings." + ConfigUtil.quoteString(message.getName())),
+                    message.getName());
+        }
+        assertFalse(config.getBoolean("pekko.actor.allow-java-serialization"));
     }
 }

@@ -37,8 +37,11 @@ import java.nio.ByteBuffer;
  *
  * <p>Encoding writes the single-valued properties in identifier order, then Subscription Identifiers,
  * then User Properties, straight into the target.
+ *
+ * <p>Public for the cluster's mesh serializer (docs/cluster.md), which carries a message's properties
+ * between nodes in this very encoding.
  */
-final class PropertiesCodec {
+public final class PropertiesCodec {
     /** Every identifier but the two repeatable ones; cached because {@code values()} clones. */
     private static final PropertyId[] SINGLE_VALUED = java.util.Arrays.stream(PropertyId.values())
             .filter(id -> id != PropertyId.SUBSCRIPTION_IDENTIFIER && id != PropertyId.USER_PROPERTY)
@@ -47,7 +50,7 @@ final class PropertiesCodec {
     private PropertiesCodec() {}
 
     /** Reads a property length and the properties it covers; {@link Properties#NONE} when empty. */
-    static Properties decode(ByteBuffer in, Scope scope) {
+    public static Properties decode(ByteBuffer in, Scope scope) {
         int length = readVariableByteInteger(in, "property length");
         if (length == 0) return Properties.NONE;
         if (in.remaining() < length) throw pastEnd("property length");
@@ -145,7 +148,7 @@ final class PropertiesCodec {
     }
 
     /** The bytes the property length and the properties take together. */
-    static int encodedSize(Properties properties) {
+    public static int encodedSize(Properties properties) {
         int length = contentLength(properties);
         return variableByteIntegerSize(length) + length;
     }
@@ -161,7 +164,8 @@ final class PropertiesCodec {
         };
     }
 
-    static void encode(ByteBuffer out, Properties properties) {
+    /** Writes the property length and the properties; {@link #encodedSize} bytes. */
+    public static void encode(ByteBuffer out, Properties properties) {
         writeVariableByteInteger(out, contentLength(properties));
         if (properties.isEmpty()) return;
         for (var id : SINGLE_VALUED) {

@@ -1,0 +1,49 @@
+package io.pekquitto.cluster.mesh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pekquitto.shards.Shard;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * Every mesh message comes out of the codec as it went in, on a node whose clock reads anything: its
+ * messages' times as far from the receiver's now as they were from the sender's (their age and their
+ * time to expiry kept).
+ */
+class MeshCodecProperties {
+    @Provide
+    Arbitrary<Object> meshMessages() {
+        return MeshMessages.meshMessages();
+    }
+
+    @Property(tries = 1000)
+    void aMessageArrivesAsItWasSentItsAgeKept(@ForAll("meshMessages") Object message, @ForAll long sentAt, @ForAll long arrivesAt) {
+        var sender = new MeshCodec(() -> sentAt);
+        var receiver = new MeshCodec(() -> arrivesAt);
+        var manifest = MeshCodec.manifest(message);
+        var arrived = receiver.decode(sender.encode(message), manifest);
+        assertEquals(MeshMessages.comparable(MeshMessages.shifted(message, arrivesAt - sentAt)), MeshMessages.comparable(arrived));
+    }
+
+    @Property(tries = 300)
+    void aMessageAgesOnTheReceiversClock(@ForAll("forwards") Shard.Forward forward, @ForAll long sentAt, @ForAll long arrivesAt) {
+        var arrived = (Shard.Forward) new MeshCodec(() -> arrivesAt).decode(new MeshCodec(() -> sentAt).encode(forward), "F");
+        for (int i = 0; i < forward.items().size(); i++) {
+            var sent = forward.items().get(i).message();
+            var received = arrived.items().get(i).message();
+            assertEquals(sentAt - sent.receivedAt(), arrivesAt - received.receivedAt(), "its age");
+            assertEquals(sent.isExpired(sentAt), received.isExpired(arrivesAt), "expired or not");
+            int packetId = sent.qos().value() == 0 ? 0 : 1;
+            assertEquals(sent.toPublish(packetId, false, sentAt), received.toPublish(packetId, false, arrivesAt),
+                    "its Message Expiry Interval left");
+        }
+    }
+
+    @Provide
+    Arbitrary<Shard.Forward> forwards() {
+        return MeshMessages.forwards();
+    }
+}
