@@ -12,8 +12,7 @@ import io.pekquitto.shards.session.Message;
  * means nothing on another JVM. So the sender writes the message's age ({@code now - receivedAt}) and its
  * expiry as an offset from its reception, and the receiver rebuilds both from its own clock
  * ({@code receivedAt = now - age}): the Message Expiry Interval goes on counting from when the first
- * node received the message, the time on the wire included (nodes' clocks need not agree; only the
- * transit time is not counted).
+ * node received the message, all but the time on the wire (so the nodes' clocks need not agree).
  */
 final class MessageCodec {
     private MessageCodec() {}
