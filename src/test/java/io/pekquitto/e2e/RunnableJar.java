@@ -85,17 +85,28 @@ public final class RunnableJar implements AutoCloseable {
      */
     public static RunnableJar startMain(String configuration, Class<?> mainClass, String... arguments)
             throws IOException, InterruptedException {
-        String testClasses;
+        return startMain(configuration, mainClass, List.of(), arguments);
+    }
+
+    /** {@link #startMain(String, Class, String...)}, with the classes of {@code fixtures}' jars or folders too (another module's test fixtures). */
+    public static RunnableJar startMain(String configuration, Class<?> mainClass, List<Class<?>> fixtures, String... arguments)
+            throws IOException, InterruptedException {
+        var classPath = new ArrayList<>(List.of(path(), codeSource(mainClass)));
+        for (var fixture : fixtures) classPath.add(codeSource(fixture));
+        // The jar's logging, not the tests' quieter logback-test.xml, which the tests' classes also hold.
+        var command = new ArrayList<>(List.of(java(), "-Dlogback.configurationFile=logback.xml",
+                "-cp", String.join(File.pathSeparator, classPath), mainClass.getName()));
+        command.addAll(List.of(arguments));
+        return start(configuration, command, Map.of());
+    }
+
+    /** The jar or folder {@code type} was loaded from. */
+    private static String codeSource(Class<?> type) throws IOException {
         try {
-            testClasses = Path.of(mainClass.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         } catch (URISyntaxException e) {
             throw new IOException(e);
         }
-        // The jar's logging, not the tests' quieter logback-test.xml, which the tests' classes also hold.
-        var command = new ArrayList<>(List.of(java(), "-Dlogback.configurationFile=logback.xml",
-                "-cp", path() + File.pathSeparator + testClasses, mainClass.getName()));
-        command.addAll(List.of(arguments));
-        return start(configuration, command, Map.of());
     }
 
     private static RunnableJar start(String configuration, List<String> command, Map<String, String> environment)

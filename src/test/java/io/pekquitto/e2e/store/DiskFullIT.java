@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
+import io.pekquitto.shards.store.SmallFilesystem;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;

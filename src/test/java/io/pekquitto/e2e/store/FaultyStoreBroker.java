@@ -3,6 +3,7 @@ package io.pekquitto.e2e.store;
 import io.pekquitto.auth.Security;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.store.InterceptedStore;
 import io.pekquitto.shards.store.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ public final class FaultyStoreBroker {
     public static void main(String[] args) throws Exception {
         var faults = Path.of(args[0]);
         var settings = BrokerSettings.parse(Files.readString(Path.of(args[2])));
-        var broker = Pekquitto.start(settings, Security.OPEN, UnaryOperator.identity(), store -> new InterceptedStore(store, () -> {
+        var broker = Pekquitto.start(settings, Security.OPEN, UnaryOperator.identity(), store -> new InterceptedStore(store, batch -> {
             if (Files.exists(faults)) throw new StoreException("store: a write failed: No space left on device (injected)", null);
         }));
         var address = broker.boundAddresses().get(0);

@@ -10,6 +10,7 @@ import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.V5Client;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.store.InterceptedStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +47,7 @@ class SlowDiskIT {
                 placement = round-robin
                 store { enabled = true, path = "%s", durability = fsync, queued-in-memory = 10 }
                 """.formatted(shards, dir.resolve("data").toAbsolutePath()));
-        return Pekquitto.start(settings, Security.OPEN, UnaryOperator.identity(), store -> new InterceptedStore(store, this::waitWhileStuck));
+        return Pekquitto.start(settings, Security.OPEN, UnaryOperator.identity(), store -> new InterceptedStore(store, batch -> waitWhileStuck()));
     }
 
     @Test

@@ -19,6 +19,7 @@ import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;
+import io.pekquitto.shards.store.InterceptedStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,7 +64,8 @@ class StoreFailureIT {
     }
 
     private RunnableJar start(String durability, int shards) throws Exception {
-        return RunnableJar.startMain(configuration(durability, shards), FaultyStoreBroker.class, faults().toString());
+        return RunnableJar.startMain(configuration(durability, shards), FaultyStoreBroker.class, List.of(InterceptedStore.class),
+                faults().toString());
     }
 
     @ParameterizedTest(name = "durability = {0}, shards = {1}")

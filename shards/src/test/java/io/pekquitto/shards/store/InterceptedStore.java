@@ -4,16 +4,22 @@ import java.util.Optional;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 
-/** A {@link MemoryStore} whose writes a test slows down or fails: {@code beforeWrite} runs first. */
-final class InterceptedStore implements Store {
-    private final MemoryStore kept;
+/**
+ * A store whose writes a test slows down or fails, as a slow or a full disk would: {@code beforeWrite}
+ * runs before each write, and before each attempt to {@link #recover()} (which RocksDB's store proves
+ * with a write), with an empty batch then. Reads go straight through. Also the end-to-end tests', around
+ * a broker's real store (shards' test jar).
+ */
+public final class InterceptedStore implements Store {
+    private final Store kept;
     private final Consumer<StoreBatch> beforeWrite;
 
-    InterceptedStore(MemoryStore kept, Consumer<StoreBatch> beforeWrite) {
+    public InterceptedStore(Store kept, Consumer<StoreBatch> beforeWrite) {
         this.kept = kept;
         this.beforeWrite = beforeWrite;
     }
 
+    /** Around a {@link MemoryStore} of its own. */
     InterceptedStore(Consumer<StoreBatch> beforeWrite) {
         this(new MemoryStore(), beforeWrite);
     }
@@ -46,5 +52,23 @@ final class InterceptedStore implements Store {
     }
 
     @Override
-    public void close() {}
+    public void recover() {
+        beforeWrite.accept(new StoreBatch());
+        kept.recover();
+    }
+
+    @Override
+    public long sizeOnDisk() {
+        return kept.sizeOnDisk();
+    }
+
+    @Override
+    public long freeSpace() {
+        return kept.freeSpace();
+    }
+
+    @Override
+    public void close() {
+        kept.close();
+    }
 }
