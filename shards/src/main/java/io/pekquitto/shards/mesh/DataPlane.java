@@ -54,11 +54,6 @@ public final class DataPlane {
         return waiting.size() == 1;
     }
 
-    /** Sends what waits, one batch per destination that has credit. */
-    public void flush(Sender sender) {
-        flush(destination -> false, sender);
-    }
-
     /** Sends what waits, one batch per destination that has credit, except to those {@code held} names (they keep it). */
     public void flush(IntPredicate held, Sender sender) {
         for (int destination = 0; destination < inFlight.length; destination++) {

@@ -10,9 +10,11 @@ import io.pekquitto.protocol.QoS;
 import io.pekquitto.shards.session.Message;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.junit.jupiter.api.Test;
 
 class DataPlaneTest {
+    private static final IntPredicate NONE_HELD = destination -> false;
     private final DataPlane plane = new DataPlane(2);
     private final List<List<Forwarded>> sent = new ArrayList<>();
 
@@ -25,7 +27,7 @@ class DataPlaneTest {
         plane.add(1, item(QoS.AT_LEAST_ONCE));
         plane.flush(destination -> destination == 1, (destination, batch) -> sent.add(batch));
         assertEquals(List.of(), sent, "held: the session handed over is not written yet");
-        plane.flush(destination -> false, (destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(1, sent.size());
     }
 
@@ -33,7 +35,7 @@ class DataPlaneTest {
     void itemsWaitingTogetherGoAsOneBatch() {
         assertTrue(plane.add(1, item(QoS.AT_LEAST_ONCE)), "the first item asks for a flush");
         assertFalse(plane.add(1, item(QoS.AT_LEAST_ONCE)));
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(1, sent.size());
         assertEquals(2, sent.get(0).size());
     }
@@ -42,11 +44,11 @@ class DataPlaneTest {
     void noMoreThanTheWindowOfBatchesIsUnacknowledged() {
         for (int i = 0; i < DataPlane.WINDOW + 2; i++) {
             plane.add(1, item(QoS.AT_LEAST_ONCE));
-            plane.flush((destination, batch) -> sent.add(batch));
+            plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         }
         assertEquals(DataPlane.WINDOW, sent.size());
         plane.acknowledged(1);
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(DataPlane.WINDOW + 1, sent.size());
         assertEquals(2, sent.get(DataPlane.WINDOW).size(), "what waited meanwhile goes as one batch");
     }
@@ -56,7 +58,7 @@ class DataPlaneTest {
         // Fill the window so nothing can leave, then go past the high-water mark.
         for (int i = 0; i < DataPlane.WINDOW; i++) {
             plane.add(1, item(QoS.AT_LEAST_ONCE));
-            plane.flush((destination, batch) -> sent.add(batch));
+            plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         }
         for (int i = 0; i < DataPlane.HIGH_WATER; i++) plane.add(1, item(QoS.AT_LEAST_ONCE));
         assertTrue(plane.isOverloaded());
@@ -64,7 +66,7 @@ class DataPlaneTest {
         assertEquals(1, plane.droppedQos0());
         plane.add(1, item(QoS.AT_LEAST_ONCE));  // kept: QoS 1 is never dropped
         plane.acknowledged(1);
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(DataPlane.HIGH_WATER + 1, sent.get(sent.size() - 1).size());
         assertTrue(plane.isBelowLowWater());
     }
@@ -72,7 +74,7 @@ class DataPlaneTest {
     private void fillWindow(int destination) {
         for (int i = 0; i < DataPlane.WINDOW; i++) {
             plane.add(destination, item(QoS.AT_LEAST_ONCE));
-            plane.flush((d, batch) -> sent.add(batch));
+            plane.flush(NONE_HELD, (d, batch) -> sent.add(batch));
         }
     }
 
@@ -80,10 +82,10 @@ class DataPlaneTest {
     void aRestartedDestinationGetsItsCreditsBack() {
         fillWindow(1);
         plane.add(1, item(QoS.AT_LEAST_ONCE));
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(DataPlane.WINDOW, sent.size(), "no credit left");
         plane.reset(1);
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(DataPlane.WINDOW + 1, sent.size());
     }
 
@@ -94,7 +96,7 @@ class DataPlaneTest {
         plane.add(1, item(QoS.EXACTLY_ONCE));
         assertEquals(0, plane.droppedQos0());
         plane.acknowledged(1);
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(QoS.EXACTLY_ONCE, sent.get(sent.size() - 1).get(DataPlane.HIGH_WATER).message().qos());
     }
 
@@ -112,7 +114,7 @@ class DataPlaneTest {
         for (int i = 0; i < DataPlane.HIGH_WATER; i++) plane.add(1, item(QoS.AT_LEAST_ONCE));
         assertTrue(plane.add(0, item(QoS.AT_MOST_ONCE)), "QoS 0 to a calm destination is kept");
         var toZero = new ArrayList<List<Forwarded>>();
-        plane.flush((destination, batch) -> {
+        plane.flush(NONE_HELD, (destination, batch) -> {
             if (destination == 0) toZero.add(batch);
         });
         assertEquals(1, toZero.size());
@@ -124,11 +126,11 @@ class DataPlaneTest {
         assertEquals(List.of(0L, 0L), List.of(plane.batchesHoldingQueued()[0], plane.batchesHoldingQueued()[1]));
         plane.add(1, item(QoS.AT_LEAST_ONCE));
         assertEquals(1, plane.batchesHoldingQueued()[1], "waiting: the next batch will hold it");
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         assertEquals(1, plane.batchesHoldingQueued()[1], "sent as batch 1");
         for (int i = 0; i < DataPlane.WINDOW; i++) {
             plane.add(1, item(QoS.AT_LEAST_ONCE));
-            plane.flush((destination, batch) -> sent.add(batch));
+            plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         }
         assertEquals(DataPlane.WINDOW + 1, plane.batchesHoldingQueued()[1], "out of credit: still the next batch");
         assertEquals(0, plane.acknowledgedBatches()[1]);
@@ -139,7 +141,7 @@ class DataPlaneTest {
     @Test
     void aRestartedPeerOwesNoAcknowledgement() {
         plane.add(1, item(QoS.AT_LEAST_ONCE));
-        plane.flush((destination, batch) -> sent.add(batch));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
         plane.reset(1);
         assertEquals(1, plane.acknowledgedBatches()[1], "what it held is gone with its state: nothing waits for it");
     }
