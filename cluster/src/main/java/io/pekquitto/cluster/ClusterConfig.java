@@ -3,6 +3,7 @@ package io.pekquitto.cluster;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
+import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.settings.ClusterSettings;
 import java.util.HashMap;
 import java.util.List;
@@ -54,8 +55,25 @@ public final class ClusterConfig {
         return ConfigFactory.parseMap(values, "pekquitto.cluster serialization");
     }
 
-    /** The configuration for a node with {@code settings} (whether they are enabled is the caller's question). */
-    public static Config of(ClusterSettings settings) {
+    /**
+     * Messages to another node waiting to be sent, past which Artery drops them: the control plane's are
+     * never to be dropped, and a burst of subscriptions announces one per new filter to every remote shard.
+     */
+    static final int OUTBOUND_QUEUE = 262_144;
+
+    /**
+     * The largest frame between nodes: a forwarded batch ({@code MeshPeers.REMOTE_BATCH_BYTES}) or one message
+     * as large as the largest packet a client may send, with room for what the mesh adds to it.
+     */
+    static long maximumFrameSize(int maxPacketSize) {
+        return Math.max(2 * MeshPeers.REMOTE_BATCH_BYTES, maxPacketSize + 64L * 1024);
+    }
+
+    /**
+     * The configuration for a node with {@code settings} (whether they are enabled is the caller's question)
+     * whose clients send packets of at most {@code maxPacketSize} bytes.
+     */
+    public static Config of(ClusterSettings settings, int maxPacketSize) {
         Map<String, Object> values = new HashMap<>();
         values.put("pekko.actor.provider", "cluster");
         values.put("pekko.remote.artery.enabled", "on");
@@ -75,6 +93,8 @@ public final class ClusterConfig {
         values.put("pekko.cluster.run-coordinated-shutdown-when-down", "on");
         values.put("pekko.coordinated-shutdown.run-by-actor-system-terminate", "on");
         values.put("pekko.cluster.jmx.enabled", "off");
+        values.put("pekko.remote.artery.advanced.outbound-message-queue-size", OUTBOUND_QUEUE);
+        values.put("pekko.remote.artery.advanced.maximum-frame-size", maximumFrameSize(maxPacketSize) + "b");
         // The node leaves before the broker shuts down (ClusterNode): Leaving, Exiting, Removed take a few
         // gossip rounds of 1s; past this the broker shuts down anyway, and the others down it.
         values.put("pekko.coordinated-shutdown.phases.before-service-unbind.timeout", LEAVE_TIMEOUT);

@@ -41,6 +41,7 @@ public final class ClusterNode {
     public static ClusterNode start(ActorSystem<?> system, ClusterSettings settings, ClusterFigures figures) {
         var membership = system.systemActorOf(ClusterMembership.create(figures, settings.seedNodes().isEmpty()),
                 "cluster-membership", Props.empty());
+        system.systemActorOf(ClusterMesh.create(), "cluster-mesh", Props.empty());
         leaveFirst(system);
         return new ClusterNode(system, membership);
     }

@@ -24,7 +24,7 @@ class ClusterConfigTest {
 
     /** As the actor system sees it: ours over everything else, Pekko's reference.conf of every module last. */
     private static com.typesafe.config.Config effective(ClusterSettings settings) {
-        return ClusterConfig.of(settings).withFallback(ConfigFactory.load()).resolve();
+        return ClusterConfig.of(settings, 1024 * 1024).withFallback(ConfigFactory.load()).resolve();
     }
 
     @Test
@@ -45,6 +45,19 @@ class ClusterConfigTest {
         assertEquals("pekko://pekquitto@[::1]:25520", ClusterConfig.address(new ClusterSettings.SeedNode("::1", 25520)));
         var alone = BrokerSettings.parse("cluster.enabled = true").cluster();
         assertEquals(List.of(), effective(alone).getStringList("pekko.cluster.seed-nodes"), "it joins itself");
+    }
+
+    @Test
+    void aFrameBetweenNodesHoldsABatchOrTheLargestPacketAndTheQueueABurstOfAnnouncements() {
+        var config = effective(THREE);
+        assertEquals(1024 * 1024 + 64 * 1024, config.getBytes("pekko.remote.artery.advanced.maximum-frame-size"),
+                "the default max-packet-size, 1 MiB, and room for the mesh's fields");
+        var small = ClusterConfig.of(THREE, 64 * 1024).withFallback(ConfigFactory.load()).resolve();
+        assertEquals(512 * 1024, small.getBytes("pekko.remote.artery.advanced.maximum-frame-size"), "two batches' worth");
+        var large = ClusterConfig.of(THREE, 16 * 1024 * 1024).withFallback(ConfigFactory.load()).resolve();
+        assertEquals(16 * 1024 * 1024 + 64 * 1024, large.getBytes("pekko.remote.artery.advanced.maximum-frame-size"),
+                "a 16 MiB publish crosses in one frame");
+        assertEquals(262_144, config.getInt("pekko.remote.artery.advanced.outbound-message-queue-size"));
     }
 
     @Test

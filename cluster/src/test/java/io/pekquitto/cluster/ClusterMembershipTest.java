@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** A node of its own (no seed nodes, any free port) joins itself, comes up, and says so. */
 class ClusterMembershipTest {
     private static final ActorTestKit TESTKIT = ActorTestKit.create(ClusterConfig.SYSTEM_NAME, ClusterConfig.of(
-            BrokerSettings.parse("cluster { enabled = true, port = 0 }").cluster()).withFallback(ActorTestKit.applicationTestConfig()));
+            BrokerSettings.parse("cluster { enabled = true, port = 0 }").cluster(), 1024 * 1024).withFallback(ActorTestKit.applicationTestConfig()));
 
     @AfterAll
     static void stop() {

@@ -5,6 +5,7 @@ import io.pekquitto.cluster.ClusterConfig;
 import io.pekquitto.cluster.ClusterFigures;
 import io.pekquitto.cluster.ClusterMember;
 import io.pekquitto.cluster.ClusterNode;
+import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ClusterSettings;
 import io.pekquitto.shards.stats.SysExtras;
 import java.util.List;
@@ -21,16 +22,18 @@ import org.apache.pekko.actor.typed.ActorSystem;
  */
 final class ClusterWiring {
     private final ClusterSettings settings;
+    private final int maxPacketSize;
     private final ClusterFigures figures = new ClusterFigures();
     private Optional<ClusterNode> node = Optional.empty();
 
-    ClusterWiring(ClusterSettings settings) {
-        this.settings = settings;
+    ClusterWiring(BrokerSettings broker) {
+        this.settings = broker.cluster();
+        this.maxPacketSize = broker.maxPacketSize();
     }
 
     /** {@code config} with this node's cluster configuration over it. */
     Config config(Config config) {
-        return ClusterConfig.of(settings).withFallback(config);
+        return ClusterConfig.of(settings, maxPacketSize).withFallback(config);
     }
 
     /** The cluster's {@code $SYS} topics, for the broker to publish. */

@@ -139,7 +139,7 @@ public final class Pekquitto implements AutoCloseable {
         // A node of a cluster (docs/cluster.md). Without one, no class of the cluster module is touched, and so
         // none of Pekko Remote or Cluster is loaded (ClusterOffIT).
         var cluster = settings.cluster().enabled()
-                ? Optional.of(new ClusterWiring(settings.cluster())) : Optional.<ClusterWiring>empty();
+                ? Optional.of(new ClusterWiring(settings)) : Optional.<ClusterWiring>empty();
         config = cluster.isPresent() ? cluster.get().config(config) : WithoutRemoting.strip(config);
         config = aroundConfig.apply(config);  // last: it wraps the dispatchers as configured above
         var metricsSettings = settings.operations().metrics();

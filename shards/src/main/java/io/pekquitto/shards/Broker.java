@@ -8,6 +8,8 @@ import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.listener.Listener;
+import io.pekquitto.shards.node.MeshPeers;
+import io.pekquitto.shards.node.NodeMesh;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
@@ -226,7 +228,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         this.storeRecovery = store.map(kept -> new StoreRecovery(kept, storeHealth));
         this.settings = settings;
         this.counts = new ShardCounts(settings.shards());
-        var mesh = new AtomicReference<List<ActorRef<ShardMessage>>>();
+        var mesh = new MeshPeers(settings.shards());
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
             var shard = Behaviors.supervise(aroundShard.apply(Shard.create(settings, security, store, storeHealth,
@@ -238,8 +240,10 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         var all = List.copyOf(shards);
         storeHealth.onRecovered(() -> all.forEach(shard -> shard.tell(Shard.StoreRecovered.INSTANCE)));
         // Published before any shard can fail, so a restarted shard finds its peers; sent for the first start.
-        mesh.set(List.copyOf(shards));
-        for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, shards));
+        mesh.local(shards);
+        // A node of a cluster: its membership lists our shards to other nodes, and its serializer numbers theirs.
+        if (settings.cluster().enabled()) NodeMesh.get(context.getSystem()).publish(mesh);
+        for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, mesh));
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
         for (int i = 0; i < settings.listeners().size(); i++) {
             served.add(Listener.of(i, settings.listeners().get(i)));

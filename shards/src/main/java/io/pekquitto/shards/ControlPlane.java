@@ -4,6 +4,7 @@ import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.routes.TopicRoutes;
 import io.pekquitto.shards.session.Sessions;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,6 +30,7 @@ final class ControlPlane {
     }
 
     void receive(int from, ControlMessage message) {
+        mesh.heardFrom(from);
         if (message instanceof ControlMessage.Routes changed) {
             routes.applyPeerChange(from, changed.change());
         } else if (message instanceof ControlMessage.Sessions transfer) {
@@ -36,14 +38,30 @@ final class ControlPlane {
         } else if (message instanceof ControlMessage.Sync sync) {
             mesh.control(from, new ControlMessage.SyncAck(sync.token()));
         } else if (message instanceof ControlMessage.SyncAck ack) {
-            var then = mesh.synced(ack.token());
+            var then = mesh.synced(ack.token(), from);
             if (then != null) then.run();
         } else if (message instanceof ControlMessage.Hello) {
             onHello(from);
         } else if (message instanceof ControlMessage.Resync resync) {
+            // All the peer announces now: what it announced before is in it (FIFO), or withdrawn.
+            routes.forgetPeer(from);
             resync.routes().forEach(change -> routes.applyPeerChange(from, change));
             sessions.restoreHolders(resync.heldSessions());
         }
+    }
+
+    /**
+     * The cluster's view of the other nodes' shards changed: a shard listed now hears that we are here (and
+     * resynchronises us); one whose node left is forgotten: its routes, what waited for it, and what we
+     * waited for from it (a SUBACK's barrier, a publisher's acknowledgement: it will not answer).
+     */
+    void peersChanged(List<Integer> joined, List<Integer> gone) {
+        for (int shard : gone) {
+            routes.forgetPeer(shard);
+            mesh.gone(shard).forEach(Runnable::run);
+            turns.peersAcknowledged(shard, true);
+        }
+        joined.forEach(mesh::joined);
     }
 
     /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */

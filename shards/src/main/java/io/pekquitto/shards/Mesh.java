@@ -6,10 +6,15 @@ import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.DataPlane;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PeerHolds;
+import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.routes.RouteChange;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import org.apache.pekko.actor.typed.ActorRef;
+import java.util.TreeSet;
+import java.util.function.IntConsumer;
 
 /**
  * One shard's links to its peers (docs/shards-and-mesh.md, The mesh): the control plane, a plain {@code tell} per
@@ -17,34 +22,109 @@ import org.apache.pekko.actor.typed.ActorRef;
  * ({@link DataPlane}); barriers ({@link Barriers}); and holds ({@link PeerHolds}): nothing overtakes a session
  * handed to a peer before this shard's writes of it are written. With one shard there are no peers and every
  * barrier passes at once.
+ *
+ * <p>In a cluster the peers are every shard of every node, numbered by {@link MeshPeers}; a shard of another node
+ * is a peer once the cluster lists it ({@link #joined}) or once it has sent us something, and is one no more once
+ * its node left ({@link #gone}). What is sent to one whose reference is not known yet waits here, in order.
  */
 final class Mesh {
+    /** Messages kept for one peer whose reference is not known yet, past which they are dropped (its node is gone). */
+    static final int MOST_WAITING_FOR_REFERENCE = 100_000;
+
     private int index;
-    private List<ActorRef<ShardMessage>> peers = List.of();
+    private MeshPeers table = new MeshPeers(0);
+    /** Every peer, this shard included: the local shards, and remote ones listed or heard from. */
+    private final TreeSet<Integer> peers = new TreeSet<>();
+    /** The remote peers the cluster listed: a barrier waits for them too. */
+    private final TreeSet<Integer> listed = new TreeSet<>();
+    private final Map<Integer, List<ShardMessage>> waitingForReference = new HashMap<>();
     private DataPlane dataPlane = new DataPlane(1);
     private PeerHolds holds = new PeerHolds(1);
     private final Barriers barriers = new Barriers();
 
-    /** Joins the broker's shards, as shard {@code newIndex}; peers hear that this shard (re)started. */
-    void join(int newIndex, List<ActorRef<ShardMessage>> shards) {
+    /** Joins the mesh as shard {@code newIndex}, with every shard known now; peers hear that this shard (re)started. */
+    void join(int newIndex, MeshPeers shards) {
         index = newIndex;
-        peers = List.copyOf(shards);
-        dataPlane = new DataPlane(peers.size());
-        holds = new PeerHolds(peers.size());
+        table = shards;
+        peers.clear();
+        listed.clear();
+        waitingForReference.clear();
+        for (int shard = 0; shard < shards.localShards(); shard++) peers.add(shard);
+        peers.addAll(shards.remoteShards());
+        listed.addAll(shards.remoteShards());
+        dataPlane = new DataPlane(shards.size());
+        holds = new PeerHolds(shards.size());
+        for (int peer : listed) limitBatches(peer);
         broadcast(new ControlMessage.Hello());
     }
 
     int index() { return index; }
 
-    int size() { return Math.max(1, peers.size()); }
+    /** This node's shards: the homes of client ids, and what recovery reads, are among them. */
+    int localShards() { return Math.max(1, table.localShards()); }
 
     boolean hasPeers() { return peers.size() > 1; }
+
+    boolean isRemote(int shard) { return !table.isLocal(shard); }
+
+    /** A message from {@code shard}: a remote one is a peer from now on (the cluster may list it later). */
+    void heardFrom(int shard) {
+        if (peers.contains(shard)) return;
+        grow();
+        peers.add(shard);
+    }
+
+    /**
+     * The cluster listed a remote shard: it hears first that we are here (so it forgets what it may have kept
+     * of us and resynchronises us), then what waited for its reference.
+     */
+    void joined(int shard) {
+        heardFrom(shard);
+        listed.add(shard);
+        limitBatches(shard);
+        send(shard, new Shard.Control(index, new ControlMessage.Hello()));
+        var waiting = waitingForReference.remove(shard);
+        if (waiting != null) waiting.forEach(message -> send(shard, message));
+        flush();
+    }
+
+    /** A remote shard's node left: nothing more goes to it, and nothing waits for it; the barriers it held, to run. */
+    List<Runnable> gone(int shard) {
+        peers.remove(shard);
+        listed.remove(shard);
+        waitingForReference.remove(shard);
+        if (shard >= dataPlane.destinations()) return List.of();
+        dataPlane.drop(shard);
+        holds.drop(shard);
+        return barriers.peerGone(shard);
+    }
+
+    private void grow() {
+        dataPlane.grow(table.size());
+        holds.grow(table.size());
+    }
+
+    /** A frame between nodes carries a bounded batch (ClusterConfig sizes Artery's frames above it). */
+    private void limitBatches(int shard) {
+        grow();
+        dataPlane.limitBatches(shard, table.batchBytes());
+    }
+
+    private void send(int shard, ShardMessage message) {
+        var ref = table.ref(shard);
+        if (ref != null) {
+            ref.tell(message);
+            return;
+        }
+        var waiting = waitingForReference.computeIfAbsent(shard, s -> new ArrayList<>());
+        if (waiting.size() < MOST_WAITING_FOR_REFERENCE) waiting.add(message);
+    }
 
     void control(int shard, ControlMessage message) {
         if (holds.isHeld(shard)) {
             holds.keep(shard, message);
         } else {
-            peers.get(shard).tell(new Shard.Control(index, message));
+            send(shard, new Shard.Control(index, message));
         }
     }
 
@@ -67,7 +147,12 @@ final class Mesh {
     }
 
     void broadcast(ControlMessage message) {
-        for (int shard = 0; shard < peers.size(); shard++) if (shard != index) control(shard, message);
+        for (int shard : peers) if (shard != index) control(shard, message);
+    }
+
+    /** Runs {@code action} for every peer but this shard. */
+    void forEachPeer(IntConsumer action) {
+        for (int shard : peers) if (shard != index) action.accept(shard);
     }
 
     /** Tells every peer of a change of this shard's subscriptions. */
@@ -75,18 +160,21 @@ final class Mesh {
         if (change.isPresent() && hasPeers()) broadcast(new ControlMessage.Routes(change.get()));
     }
 
-    /** Runs {@code then} once every peer has applied what this shard sent it so far. */
+    /** Runs {@code then} once every peer (of this node, and listed of others) has applied what this shard sent it so far. */
     void afterPeersApplied(Runnable then) {
-        if (!hasPeers()) {
+        var waitFor = new ArrayList<Integer>();
+        for (int shard : peers) if (shard != index && (table.isLocal(shard) || listed.contains(shard))) waitFor.add(shard);
+        if (waitFor.isEmpty()) {
             then.run();
             return;
         }
-        broadcast(new ControlMessage.Sync(barriers.open(peers.size() - 1, then)));
+        var sync = new ControlMessage.Sync(barriers.open(waitFor, then));
+        for (int shard : waitFor) control(shard, sync);
     }
 
-    /** A peer acknowledged a barrier: the continuation to run, or null. */
-    Runnable synced(long token) {
-        return barriers.acknowledged(token);
+    /** Peer {@code from} acknowledged a barrier: the continuation to run, or null. */
+    Runnable synced(long token, int from) {
+        return barriers.acknowledged(token, from);
     }
 
     /** Queues a forward; true if the caller must schedule a flush. */
@@ -96,7 +184,8 @@ final class Mesh {
 
     /** Sends what waits, one batch per peer that has credit. */
     void flush() {
-        dataPlane.flush(holds::isHeld, (destination, batch) -> peers.get(destination).tell(new Shard.Forward(index, batch)));
+        dataPlane.flush(shard -> holds.isHeld(shard) || table.ref(shard) == null,
+                (destination, batch) -> send(destination, new Shard.Forward(index, batch)));
     }
 
     /** A peer processed one of our batches: a credit back, and what waited goes out. */
@@ -107,7 +196,7 @@ final class Mesh {
 
     /** We processed a peer's batch: its credit back, and whether we wrote it (with a store; else true). */
     void acknowledgeBatch(int peer, boolean written) {
-        peers.get(peer).tell(new Shard.ForwardAck(index, written));
+        send(peer, new Shard.ForwardAck(index, written));
     }
 
     /** Batches of forwards sent to the peers so far. */

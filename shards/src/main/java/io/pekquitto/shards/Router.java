@@ -63,9 +63,7 @@ final class Router {
         if (!mesh.hasPeers()) return;
         if (message.retain()) {
             // Every shard keeps a copy of the retained messages.
-            for (int shard = 0; shard < mesh.size(); shard++) {
-                if (shard != mesh.index()) forward(shard, new Forwarded.Published(publisherId, message));
-            }
+            mesh.forEachPeer(shard -> forward(shard, new Forwarded.Published(publisherId, message)));
         } else {
             for (int shard : route.remoteShards()) forward(shard, new Forwarded.Published(publisherId, message));
         }
@@ -120,7 +118,8 @@ final class Router {
             deliver(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
             return;
         }
-        var relay = covered ? null
+        // A relay is a key of this node's store, which another node cannot delete (docs/cluster.md, Not built yet).
+        var relay = covered || mesh.isRemote(member.shard()) ? null
                 : persistence.relay(member.clientId(), SubscriberDeliveries.forMember(group, member, message));
         forward(member.shard(),
                 new Forwarded.ToMember(publisherId, message, member.clientId(), group.sharedFilter(), relay, redirected));

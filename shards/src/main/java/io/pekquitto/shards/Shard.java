@@ -12,6 +12,7 @@ import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PublisherThrottle;
+import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.routes.RetainedMessages;
 import io.pekquitto.shards.routes.TopicRoutes;
 import io.pekquitto.shards.session.Message;
@@ -21,19 +22,18 @@ import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionEffect;
 import io.pekquitto.shards.session.Sessions;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.stats.LatencyObserver;
+import io.pekquitto.shards.stats.ShardFigures;
+import io.pekquitto.shards.stats.ShardStats;
 import io.pekquitto.shards.store.Durability;
 import io.pekquitto.shards.store.ShardPersistence;
 import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
-import io.pekquitto.shards.stats.LatencyObserver;
-import io.pekquitto.shards.stats.ShardFigures;
-import io.pekquitto.shards.stats.ShardStats;
 import io.pekquitto.shards.tcp.ListenerTls;
 import io.pekquitto.shards.websocket.WebSocketStream;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -79,8 +79,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public record AcceptWebSocket(WebSocketStream stream, InetSocketAddress remote, Optional<String> peerCommonName,
                                   Listener listener) implements Command {}
 
-    /** From the Broker: this shard's index and every shard of the broker, itself included. */
-    public record Peers(int index, List<ActorRef<ShardMessage>> shards) implements Command {}
+    /** From the Broker: this shard's index and every shard of the mesh, itself included. */
+    public record Peers(int index, MeshPeers shards) implements Command {}
+
+    /** From the cluster: shards of other nodes listed now ({@code joined}) and whose node left ({@code gone}), by id. */
+    public record PeersChanged(List<Integer> joined, List<Integer> gone) implements Command {}
 
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
     public record Forward(int from, List<Forwarded> items) implements Command {}
@@ -152,7 +155,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private boolean flushScheduled;
 
     /**
-     * @param mesh                the broker's shards, set once all are spawned; a restarted shard reads it
+     * @param shards              the mesh's shards, the local ones set once all are spawned; a restarted shard reads them
      * @param counts              connections and parked connections per shard
      * @param clock               the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
      * @param store               the broker's store, or empty when nothing is kept on disk
@@ -161,15 +164,14 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
      */
     public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, Optional<Store> store,
                                                 StoreHealth storeHealth, String dispatcher,
-                                                AtomicReference<List<ActorRef<ShardMessage>>> shards,
-                                                ShardCounts counts, LongSupplier clock, LatencyObserver latency) {
+                                                MeshPeers shards, ShardCounts counts, LongSupplier clock, LatencyObserver latency) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Shard(context, timers, settings, security,
                 store, storeHealth, dispatcher, shards, counts, clock, new ShardStats(latency))));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
                   Security security, Optional<Store> store, StoreHealth storeHealth, String dispatcher,
-                  AtomicReference<List<ActorRef<ShardMessage>>> shards, ShardCounts counts, LongSupplier clock,
+                  MeshPeers shards, ShardCounts counts, LongSupplier clock,
                   ShardStats stats) {
         super(context);
         this.stats = stats;
@@ -194,11 +196,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
         this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, clock);
-        var all = shards.get();
-        shardSessions.recoverRetained(retained::retain, all != null);  // also after a restart by the supervisor
-        if (all != null) {  // restarted by the supervisor
+        boolean restarted = shards.started();
+        shardSessions.recoverRetained(retained::retain, restarted);  // also after a restart by the supervisor
+        if (restarted) {
             sessions.restarted();
-            joinMesh(all.indexOf(context.getSelf()), all);
+            joinMesh(shards.localIndexOf(context.getSelf()), shards);
         }
     }
 
@@ -209,6 +211,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(AcceptWebSocket.class, this::onAcceptWebSocket)
                 .onMessage(InProcessClient.Start.class, start -> same(() -> connections.startClient(start)))
                 .onMessage(Peers.class, this::onPeers)
+                .onMessage(PeersChanged.class, changed -> same(() -> controlPlane.peersChanged(changed.joined(), changed.gone())))
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
                 .onMessage(ShardRequest.AwaitWrite.class, await -> awaitWrite(await.connection()))
@@ -226,7 +229,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(ShardRequest.Drained.class, drained -> finishDraining(drained.connection()))
                 .onMessage(Forward.class, this::onForward)
                 .onMessage(ForwardAck.class, this::onForwardAck)
-                .onMessage(Control.class, this::onControl)
+                .onMessage(Control.class, control -> same(() -> controlPlane.receive(control.from(), control.message())))
                 .onMessageEquals(Flush.INSTANCE, this::onFlush)
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(ShutDown.class, this::onShutDown)
@@ -381,6 +384,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> onForward(Forward forward) {
+        mesh.heardFrom(forward.from());
         forward.items().forEach(router::forwarded);
         // A peer's batch is acknowledged once written here: its publishers' PUBACKs wait for that.
         if (throttle.acknowledgeNow(forward.from())) turns.acknowledgePeer(forward.from());
@@ -388,6 +392,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> onForwardAck(ForwardAck ack) {
+        mesh.heardFrom(ack.from());
         mesh.batchAcknowledged(ack.from());
         turns.peersAcknowledged(ack.from(), ack.written());
         throttle.meshRelieved(mesh.isBelowLowWater()).forEach(Transport::readMore);
@@ -422,9 +427,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> joinMesh(int index, List<ActorRef<ShardMessage>> shards) {
+    private Behavior<ShardMessage> joinMesh(int index, MeshPeers shards) {
         routes.joinMesh(index, shards.size());
-        sessions.joinMesh(index, shards.size());
+        sessions.joinMesh(index, shards.localShards());
         mesh.join(index, shards);
         return this;
     }
@@ -436,11 +441,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 counts.parked().get(index), census.sessions(), census.offline(), census.subscriptions(), census.queued(),
                 retained.size(), census.expired(), census.droppedOffline(), mesh.batchesSent(), mesh.droppedQos0()),
                 environment.memory().figures()));
-        return this;
-    }
-
-    private Behavior<ShardMessage> onControl(Control control) {
-        controlPlane.receive(control.from(), control.message());
         return this;
     }
 }

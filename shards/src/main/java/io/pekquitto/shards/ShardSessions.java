@@ -132,7 +132,7 @@ final class ShardSessions {
     void recover() {
         if (!persistence.isDurable()) return;
         long started = clock.getAsLong();
-        var recovered = persistence.recoverSessions(mesh.index(), mesh.size(), newSession);
+        var recovered = persistence.recoverSessions(mesh.index(), mesh.localShards(), newSession);
         var clientIds = new ArrayList<String>(recovered.size());
         long messages = 0;
         for (var session : recovered) {

@@ -27,7 +27,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -52,9 +51,11 @@ class ShardTimersTest {
     @BeforeEach
     void start() {
         testKit = clock.testKit();
+        var peers = new io.pekquitto.shards.node.MeshPeers(1);
         shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), Security.OPEN, java.util.Optional.empty(),
-                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", new AtomicReference<>(), new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
-        shard.tell(new Shard.Peers(0, List.of(shard)));
+                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", peers, new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
+        peers.local(List.of(shard));
+        shard.tell(new Shard.Peers(0, peers));
     }
 
     @AfterEach

@@ -10,7 +10,6 @@ import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V3Client;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,8 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,45 +46,27 @@ class ClusterMembershipIT {
 
     @BeforeAll
     static void startThreeNodes() throws Exception {
-        int first = freePort();
-        int second = freePort();
+        int first = ClusterNodes.freePort();
+        int second = ClusterNodes.freePort();
         var seeds = "[\"127.0.0.1:" + first + "\", \"127.0.0.1:" + second + "\"]";
         startedAt = System.nanoTime();
-        // In parallel: each JVM takes seconds to start. The third node's cluster port is any free one: no
-        // other node names it.
-        var starting = List.of(first, second, 0).stream().map(port -> CompletableFuture.supplyAsync(() -> start(port, seeds))).toList();
-        try {
-            for (var node : starting) nodes.add(node.join());
-        } catch (CompletionException e) {
-            stopAll();
-            throw e;
-        }
+        // The third node's cluster port is any free one: no other node names it.
+        nodes.addAll(ClusterNodes.startAll(List.of(configuration(first, seeds), configuration(second, seeds), configuration(0, seeds))));
     }
 
-    private static RunnableJar start(int clusterPort, String seeds) {
-        try {
-            return RunnableJar.start("""
-                    listeners = [{ host = "127.0.0.1", port = 0 }]
-                    store.enabled = false
-                    sys-interval = 1s
-                    metrics { enabled = true, port = 0 }
-                    cluster { enabled = true, port = %d, seed-nodes = %s, downing.stable-after = 2s }
-                    """.formatted(clusterPort, seeds));
-        } catch (IOException | InterruptedException e) {
-            throw new CompletionException(e);
-        }
+    private static String configuration(int clusterPort, String seeds) {
+        return """
+                listeners = [{ host = "127.0.0.1", port = 0 }]
+                store.enabled = false
+                sys-interval = 1s
+                metrics { enabled = true, port = 0 }
+                cluster { enabled = true, port = %d, seed-nodes = %s, downing.stable-after = 2s }
+                """.formatted(clusterPort, seeds);
     }
 
     @AfterAll
     static void stopAll() throws InterruptedException {
-        for (var node : nodes) node.close();
-        nodes.clear();
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        ClusterNodes.stopAll(nodes);
     }
 
     /** The node's cluster address, {@code host:port}, as it logs it at start. */
@@ -155,7 +134,7 @@ class ClusterMembershipIT {
     @Test
     @Order(4)
     void aNodePausedPastStableAfterIsDownedAndExitsWithStatus1WhenItResumes() throws Exception {
-        var joined = start(0, "[\"" + address(nodes.get(0)) + "\"]");
+        var joined = ClusterNodes.start(configuration(0, "[\"" + address(nodes.get(0)) + "\"]"));
         nodes.add(joined);
         for (var node : nodes) node.awaitLog("2 up of 2 members", 1, FORM);
         // Two nodes, one unreachable: keep-majority keeps the side with the lowest address (same host: port).

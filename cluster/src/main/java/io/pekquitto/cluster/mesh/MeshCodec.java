@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
 
 /**
@@ -65,12 +66,20 @@ public final class MeshCodec {
 
     /** The message of {@code bytes}; {@link MeshFormatException} if they are not one of {@code manifest}. */
     public Object decode(byte[] bytes, String manifest) {
-        var in = new MeshInput(bytes);
+        return decode(bytes, 0, manifest, IntUnaryOperator.identity());
+    }
+
+    /**
+     * The message of {@code bytes} from {@code offset} on, whose sender's shards (the sender, a shared member on it) are numbered
+     * here by {@code senderShard} from their index on the sender's node ({@code MeshPeers}).
+     */
+    public Object decode(byte[] bytes, int offset, String manifest, IntUnaryOperator senderShard) {
+        var in = new MeshInput(bytes, offset);
         try {
             Object message = switch (manifest) {
-                case FORWARD -> readForward(in);
-                case FORWARD_ACK -> new Shard.ForwardAck(in.int32(), in.bool());
-                case CONTROL -> new Shard.Control(in.int32(), readControl(in));
+                case FORWARD -> readForward(in, senderShard);
+                case FORWARD_ACK -> new Shard.ForwardAck(senderShard.applyAsInt(in.int32()), in.bool());
+                case CONTROL -> new Shard.Control(senderShard.applyAsInt(in.int32()), readControl(in, senderShard));
                 default -> throw new MeshFormatException("an unknown manifest " + manifest);
             };
             in.end();
@@ -81,8 +90,8 @@ public final class MeshCodec {
         }
     }
 
-    private Shard.Forward readForward(MeshInput in) {
-        int from = in.int32();
+    private Shard.Forward readForward(MeshInput in, IntUnaryOperator senderShard) {
+        int from = senderShard.applyAsInt(in.int32());
         int count = in.int32();
         if (count < 0) throw new MeshFormatException("a batch of " + count);
         long now = clock.getAsLong();
@@ -138,20 +147,20 @@ public final class MeshCodec {
         }
     }
 
-    private static ControlMessage readControl(MeshInput in) {
+    private static ControlMessage readControl(MeshInput in, IntUnaryOperator senderShard) {
         int tag = in.tag();
         return switch (tag) {
             case 1 -> new ControlMessage.Hello();
             case 2 -> {
                 var routes = new ArrayList<RouteChange>();
-                for (int i = count(in); i > 0; i--) routes.add(readRouteChange(in));
+                for (int i = count(in); i > 0; i--) routes.add(readRouteChange(in, senderShard));
                 var held = new ArrayList<Map.Entry<String, SessionTransfer.Successor>>();
                 for (int i = count(in); i > 0; i--) {
                     held.add(Map.entry(in.string(), new SessionTransfer.Successor(in.int32(), in.int64())));
                 }
                 yield new ControlMessage.Resync(routes, held);
             }
-            case 3 -> new ControlMessage.Routes(readRouteChange(in));
+            case 3 -> new ControlMessage.Routes(readRouteChange(in, senderShard));
             case 4 -> new ControlMessage.Sessions(readTransfer(in));
             case 5 -> new ControlMessage.Sync(in.int64());
             case 6 -> new ControlMessage.SyncAck(in.int64());
@@ -191,7 +200,8 @@ public final class MeshCodec {
         }
     }
 
-    private static RouteChange readRouteChange(MeshInput in) {
+    /** A Joined's member is on the sender's shard: numbered here as the sender is. */
+    private static RouteChange readRouteChange(MeshInput in, IntUnaryOperator senderShard) {
         int tag = in.tag();
         return switch (tag) {
             case 1 -> new RouteChange.InterestAdded(in.string());
@@ -200,7 +210,7 @@ public final class MeshCodec {
                 var group = in.string();
                 var filter = in.string();
                 var clientId = in.string();
-                int shard = in.int32();
+                int shard = senderShard.applyAsInt(in.int32());
                 int qos = in.tag();
                 if (!QoS.isValid(qos)) throw new MeshFormatException("QoS " + qos);
                 var options = new SubscriptionOptions(QoS.of(qos), in.bool(), in.bool(), in.tag());

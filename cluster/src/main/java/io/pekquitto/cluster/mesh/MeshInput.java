@@ -12,7 +12,12 @@ final class MeshInput {
     private final ByteBuffer buffer;
 
     MeshInput(byte[] bytes) {
-        this.buffer = ByteBuffer.wrap(bytes);
+        this(bytes, 0);
+    }
+
+    /** The bytes from {@code offset} on. */
+    MeshInput(byte[] bytes, int offset) {
+        this.buffer = ByteBuffer.wrap(bytes, offset, bytes.length - offset);
     }
 
     int tag() {

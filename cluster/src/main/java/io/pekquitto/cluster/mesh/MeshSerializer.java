@@ -1,6 +1,13 @@
 package io.pekquitto.cluster.mesh;
 
+import io.pekquitto.shards.node.MeshPeers;
+import io.pekquitto.shards.node.NodeMesh;
 import java.io.NotSerializableException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.function.IntUnaryOperator;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
 
 /**
@@ -8,12 +15,28 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * {@code ForwardAck}, {@code Control}), registered by {@code ClusterConfig}: a thin wrapper of
  * {@link MeshCodec}, which holds the byte layout (docs/cluster.md, The mesh's messages on the wire).
  * A message's times travel as ages on this JVM's {@code System.nanoTime()} ({@link MessageCodec}).
+ *
+ * <p>Shards are numbered per node ({@link MeshPeers}): the bytes start with the sending node's address, and the
+ * receiver numbers the sender's shards through its own {@code MeshPeers} (the sender and a shared member on it).
  */
 public final class MeshSerializer extends SerializerWithStringManifest {
     /** Ours, outside Pekko's reserved 0..40 and apart from ops' {@code WithoutRemoting.Unused} (1_350_425_001). */
     public static final int IDENTIFIER = 1_350_425_025;
 
     private final MeshCodec codec = new MeshCodec(System::nanoTime);
+    private final ExtendedActorSystem system;
+    /** This node's address as the others name it ({@code system@host:port}), written first in every message. */
+    private final byte[] node;
+
+    public MeshSerializer(ExtendedActorSystem system) {
+        this.system = system;
+        this.node = nodeOf(system).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** How a node is named among the shards' ids: its address's {@code system@host:port} (as {@code ClusterMesh} names it). */
+    public static String nodeOf(ExtendedActorSystem system) {
+        return system.provider().getDefaultAddress().hostPort();
+    }
 
     @Override
     public int identifier() {
@@ -28,7 +51,8 @@ public final class MeshSerializer extends SerializerWithStringManifest {
     /** @throws IllegalArgumentException for a {@code Handover} carrying a session, which is not serializable yet */
     @Override
     public byte[] toBinary(Object message) {
-        return codec.encode(message);
+        var body = codec.encode(message);
+        return ByteBuffer.allocate(2 + node.length + body.length).putShort((short) node.length).put(node).put(body).array();
     }
 
     @Override
@@ -37,6 +61,18 @@ public final class MeshSerializer extends SerializerWithStringManifest {
             // Pekko's convention for a type this node does not know (a newer node's): the message is dropped.
             throw new NotSerializableException("an unknown manifest of the mesh: " + manifest);
         }
-        return codec.decode(bytes, manifest);
+        if (bytes.length < 2) throw new MeshFormatException("a mesh message of " + bytes.length + " bytes");
+        int length = ((bytes[0] & 0xFF) << 8) | (bytes[1] & 0xFF);
+        if (bytes.length < 2 + length) throw new MeshFormatException("a mesh message cut in its node's address");
+        var sender = new String(bytes, 2, length, StandardCharsets.UTF_8);
+        return codec.decode(bytes, 2 + length, manifest, numbering(sender));
+    }
+
+    /** The sender's shards as this node numbers them; as they are when it is this node (or no broker runs here). */
+    private IntUnaryOperator numbering(String sender) {
+        var peers = NodeMesh.get(Adapter.toTyped(system)).peers();
+        if (peers.isEmpty() || sender.equals(new String(node, StandardCharsets.UTF_8))) return IntUnaryOperator.identity();
+        MeshPeers numbered = peers.get();
+        return index -> numbered.remoteId(sender, index);
     }
 }

@@ -12,14 +12,20 @@ import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
+import io.pekquitto.shards.node.MeshPeers;
+import io.pekquitto.shards.node.NodeMesh;
 import io.pekquitto.shards.routes.RouteChange;
+import io.pekquitto.shards.routes.SharedGroups;
+import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.MigratedSession;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionTransfer;
+import io.pekquitto.shards.session.SubscriptionEntry;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
@@ -106,5 +112,39 @@ class MeshSerializerTest {
         }
         return MeshMessages.shifted(back, -(forward.items().isEmpty() ? 0
                 : forward.items().get(0).message().receivedAt() - original.items().get(0).message().receivedAt()));
+    }
+
+    /** The bytes another node at {@code node} sends: its address, then the codec's. */
+    private static byte[] fromNode(String node, Object message) {
+        var address = node.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        var body = new MeshCodec(System::nanoTime).encode(message);
+        return java.nio.ByteBuffer.allocate(2 + address.length + body.length).putShort((short) address.length)
+                .put(address).put(body).array();
+    }
+
+    @Test
+    void theShardsOfTheSendingNodeAreNumberedAsThisNodeNumbersThem() throws Exception {
+        var peers = new MeshPeers(2);
+        NodeMesh.get(TEST_KIT.system()).publish(peers);
+        var serialization = SerializationExtension.get(TEST_KIT.system());
+        var serializer = (MeshSerializer) serialization.serializerByIdentity().apply(MeshSerializer.IDENTIFIER);
+        var entry = new SubscriptionEntry(SubscriptionOptions.of(QoS.AT_LEAST_ONCE), 0);
+        var joined = new Shard.Control(1, new ControlMessage.Routes(new RouteChange.Joined("g", "jobs/#",
+                new SharedGroups.Member("worker", 1, entry, Availability.READY))));
+        var other = "pekquitto@10.0.0.9:25520";
+
+        var read = (Shard.Control) serializer.fromBinary(fromNode(other, joined), MeshCodec.CONTROL);
+        int numbered = peers.remoteId(other, 1);
+        assertEquals(2, numbered, "the first remote shard this node numbers");
+        assertEquals(numbered, read.from());
+        var member = ((RouteChange.Joined) ((ControlMessage.Routes) read.message()).change()).member();
+        assertEquals(numbered, member.shard(), "a member on the sender's shard is on that shard here");
+
+        var ack = (Shard.ForwardAck) serializer.fromBinary(fromNode(other, new Shard.ForwardAck(0, true)), MeshCodec.FORWARD_ACK);
+        assertEquals(peers.remoteId(other, 0), ack.from());
+        var mine = (Shard.ForwardAck) serialization.deserialize(serialization.serialize(new Shard.ForwardAck(1, true)).get(),
+                MeshSerializer.IDENTIFIER, MeshCodec.FORWARD_ACK).get();
+        assertEquals(1, mine.from(), "this node's own shards keep their index");
+        assertThrows(MeshFormatException.class, () -> serializer.fromBinary(new byte[] {0, 9, 'x'}, MeshCodec.FORWARD_ACK));
     }
 }

@@ -2,6 +2,7 @@ package io.pekquitto.shards.mesh;
 
 import io.pekquitto.protocol.QoS;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntPredicate;
 
@@ -22,10 +23,12 @@ public final class DataPlane {
     static final int LOW_WATER = HIGH_WATER / 2;
 
     private final List<List<Forwarded>> pending = new ArrayList<>();
-    private final int[] inFlight;
+    private int[] inFlight;
     /** Batches sent to, and acknowledged by, each destination so far: watermarks for durable acknowledgements. */
-    private final long[] sent;
-    private final long[] acknowledged;
+    private long[] sent;
+    private long[] acknowledged;
+    /** Per destination, the bytes a batch may carry (one item at least): a shard on another node reads a frame. */
+    private long[] batchBytes;
     private long droppedQos0;
 
     /** A batch for one destination. */
@@ -34,11 +37,31 @@ public final class DataPlane {
     }
 
     public DataPlane(int shards) {
-        for (int i = 0; i < shards; i++) pending.add(new ArrayList<>());
-        inFlight = new int[shards];
-        sent = new long[shards];
-        acknowledged = new long[shards];
+        inFlight = new int[0];
+        sent = new long[0];
+        acknowledged = new long[0];
+        batchBytes = new long[0];
+        grow(shards);
     }
+
+    /** Room for destinations up to {@code shards - 1} (the mesh grows as nodes join); what is kept stays. */
+    public void grow(int shards) {
+        int before = inFlight.length;
+        if (shards <= before) return;
+        for (int i = before; i < shards; i++) pending.add(new ArrayList<>());
+        inFlight = Arrays.copyOf(inFlight, shards);
+        sent = Arrays.copyOf(sent, shards);
+        acknowledged = Arrays.copyOf(acknowledged, shards);
+        batchBytes = Arrays.copyOf(batchBytes, shards);
+        Arrays.fill(batchBytes, before, shards, Long.MAX_VALUE);
+    }
+
+    /** Batches to {@code destination} carry at most {@code bytes} of messages each, or one message. */
+    public void limitBatches(int destination, long bytes) {
+        batchBytes[destination] = bytes;
+    }
+
+    public int destinations() { return inFlight.length; }
 
     /**
      * Queues an item for a destination. Returns true if this destination had nothing waiting (the caller
@@ -57,13 +80,44 @@ public final class DataPlane {
     /** Sends what waits, one batch per destination that has credit, except to those {@code held} names (they keep it). */
     public void flush(IntPredicate held, Sender sender) {
         for (int destination = 0; destination < inFlight.length; destination++) {
-            var waiting = pending.get(destination);
-            if (waiting.isEmpty() || inFlight[destination] >= WINDOW || held.test(destination)) continue;
-            inFlight[destination]++;
-            sent[destination]++;
-            pending.set(destination, new ArrayList<>());
-            sender.send(destination, waiting);
+            while (!pending.get(destination).isEmpty() && inFlight[destination] < WINDOW && !held.test(destination)) {
+                inFlight[destination]++;
+                sent[destination]++;
+                sender.send(destination, nextBatch(destination));
+            }
         }
+    }
+
+    private List<Forwarded> nextBatch(int destination) {
+        var waiting = pending.get(destination);
+        int count = 0;
+        long bytes = 0;
+        while (count < waiting.size() && (count == 0 || bytes + size(waiting.get(count)) <= batchBytes[destination])) {
+            bytes += size(waiting.get(count++));
+        }
+        if (count == waiting.size()) {
+            pending.set(destination, new ArrayList<>());
+            return waiting;
+        }
+        var batch = new ArrayList<>(waiting.subList(0, count));
+        waiting.subList(0, count).clear();
+        return batch;
+    }
+
+    /** What an item weighs in a batch: its payload, topic and a margin for the rest. */
+    private static long size(Forwarded item) {
+        return item.message().payload().length() + item.message().topic().length() + 256L;
+    }
+
+    /**
+     * A destination is gone for good (its node left the cluster): what waited for it is dropped, and
+     * nothing waits for the batches it had. Returns how many items were dropped.
+     */
+    public int drop(int destination) {
+        int dropped = pending.get(destination).size();
+        pending.set(destination, new ArrayList<>());
+        reset(destination);
+        return dropped;
     }
 
     /** A destination processed a batch: one credit back. */

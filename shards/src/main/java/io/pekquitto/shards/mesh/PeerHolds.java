@@ -1,6 +1,7 @@
 package io.pekquitto.shards.mesh;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiConsumer;
 
@@ -14,12 +15,24 @@ import java.util.function.BiConsumer;
  */
 public final class PeerHolds {
     /** Per peer, the number of the shard's batch to be written before the peer hears more; 0: none. */
-    private final long[] until;
+    private long[] until = new long[0];
     private final List<List<ControlMessage>> held = new ArrayList<>();
 
     public PeerHolds(int shards) {
-        until = new long[shards];
-        for (int i = 0; i < shards; i++) held.add(null);
+        grow(shards);
+    }
+
+    /** Room for peers up to {@code shards - 1}; holds stay. */
+    public void grow(int shards) {
+        if (shards <= until.length) return;
+        for (int i = until.length; i < shards; i++) held.add(null);
+        until = Arrays.copyOf(until, shards);
+    }
+
+    /** A peer is gone for good: its hold and what it held are dropped. */
+    public void drop(int peer) {
+        until[peer] = 0;
+        held.set(peer, null);
     }
 
     /** Nothing more goes to {@code peer} until batch {@code batch} is written. */

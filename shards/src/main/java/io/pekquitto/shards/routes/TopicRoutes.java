@@ -6,9 +6,9 @@ import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -164,6 +164,7 @@ public final class TopicRoutes {
 
     /** A change announced by a peer. */
     public void applyPeerChange(int peer, RouteChange change) {
+        if (peer >= peerScratch.length) peerScratch = new boolean[peer + 1];  // a shard of a node that joined
         if (change instanceof RouteChange.InterestAdded added) {
             interest.addRemote(added.filter(), peer);
             cache.invalidate(added.filter());

@@ -16,7 +16,6 @@ import io.pekquitto.shards.ShardCounts;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -49,7 +48,7 @@ class ConnectionProperties {
     static void start() {
         testKit = ActorTestKit.create();
         shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, java.util.Optional.empty(),
-                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", new AtomicReference<>(),
+                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", new io.pekquitto.shards.node.MeshPeers(1),
                 new ShardCounts(1), System::nanoTime, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
     }
 

@@ -145,4 +145,53 @@ class DataPlaneTest {
         plane.reset(1);
         assertEquals(1, plane.acknowledgedBatches()[1], "what it held is gone with its state: nothing waits for it");
     }
+
+    private static Forwarded sized(int bytes) {
+        return new Forwarded.Published("p", Message.received("t", Binary.of(new byte[bytes]), QoS.AT_LEAST_ONCE, false,
+                Properties.NONE, 0));
+    }
+
+    @Test
+    void aBoundedDestinationGetsBatchesOfAtMostItsBytesWhileItHasCredit() {
+        plane.limitBatches(1, 3_000);
+        for (int i = 0; i < 5; i++) plane.add(1, sized(1_000));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
+        assertEquals(List.of(2, 2, 1), sent.stream().map(List::size).toList(), "1,000 bytes and a margin each: two fit in 3,000");
+        assertEquals(3, plane.batchesSent());
+    }
+
+    @Test
+    void aMessageLargerThanTheBoundGoesAloneInItsBatch() {
+        plane.limitBatches(1, 3_000);
+        plane.add(1, sized(10_000));
+        plane.add(1, sized(10));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
+        assertEquals(List.of(1, 1), sent.stream().map(List::size).toList());
+    }
+
+    @Test
+    void growingKeepsWhatWaitsAndCountsAndTheNewDestinationsStartEmpty() {
+        plane.add(1, item(QoS.AT_LEAST_ONCE));
+        plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
+        plane.add(1, item(QoS.AT_LEAST_ONCE));
+        plane.grow(4);
+        assertEquals(4, plane.destinations());
+        assertEquals(2, plane.batchesHoldingQueued()[1], "one sent, one waiting");
+        assertEquals(0, plane.batchesHoldingQueued()[3]);
+        plane.add(3, item(QoS.AT_LEAST_ONCE));
+        var to = new ArrayList<Integer>();
+        plane.flush(NONE_HELD, (destination, batch) -> to.add(destination));
+        assertEquals(List.of(1, 3), to);
+    }
+
+    @Test
+    void aDroppedDestinationLosesWhatWaitedAndOwesNothing() {
+        for (int i = 0; i <= DataPlane.WINDOW; i++) {
+            plane.add(1, item(QoS.AT_LEAST_ONCE));
+            plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
+        }
+        plane.add(1, item(QoS.AT_LEAST_ONCE));
+        assertEquals(2, plane.drop(1), "the item over the window and the one after it");
+        assertEquals(plane.batchesHoldingQueued()[1], plane.acknowledgedBatches()[1], "no acknowledgement waits for it");
+    }
 }

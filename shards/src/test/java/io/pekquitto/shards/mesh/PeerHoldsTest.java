@@ -49,4 +49,16 @@ class PeerHoldsTest {
         assertFalse(holds.isHeld(0));
         assertFalse(holds.isHeld(2));
     }
+
+    @Test
+    void aPeerOfANodeThatJoinedCanBeHeldAndOneThatLeftDropsWhatItHeld() {
+        holds.grow(6);
+        holds.holdUntil(5, 3);
+        holds.keep(5, new ControlMessage.Sync(1));
+        assertTrue(holds.isHeld(5));
+        holds.drop(5);
+        assertFalse(holds.isHeld(5));
+        assertFalse(holds.written(3, (peer, message) -> sent.add(Map.entry(peer, message))), "nothing left to lift");
+        assertEquals(List.of(), sent, "what was held for a gone peer is not sent");
+    }
 }

@@ -1,0 +1,97 @@
+package io.pekquitto.cluster;
+
+import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.node.MeshPeers;
+import io.pekquitto.shards.node.NodeMesh;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+
+/**
+ * Puts every node's shards in one mesh (docs/cluster.md, One mesh across nodes): lists this node's shards with
+ * Pekko's receptionist, which in a cluster is the cluster's (Distributed Data), and tells this node's shards
+ * which shards of other nodes are listed now ({@link Shard.PeersChanged}: joined, and gone once their node
+ * left). A shard of another node is numbered here by its node's address and its index there
+ * ({@link MeshPeers#remoteId}), as the serializer numbers the sender of what it reads.
+ */
+public final class ClusterMesh {
+    /** Every broker's shards, in the cluster's receptionist. */
+    public static final ServiceKey<ShardMessage> SHARDS = ServiceKey.create(ShardMessage.class, "pekquitto-shards");
+    /** How often the mesh looks for the broker's shards until the broker has started. */
+    private static final Duration BROKER_POLL = Duration.ofMillis(100);
+    private static final String SHARD_NAME = "shard-";
+
+    sealed interface Command {}
+
+    private record Listed(Set<ActorRef<ShardMessage>> shards) implements Command {}
+
+    private enum LookForBroker implements Command { INSTANCE }
+
+    private final ActorContext<Command> context;
+    private final MeshPeers peers;
+    /** The remote shards listed now, by id. */
+    private final Map<Integer, ActorRef<ShardMessage>> listed = new HashMap<>();
+
+    private ClusterMesh(ActorContext<Command> context, MeshPeers peers) {
+        this.context = context;
+        this.peers = peers;
+    }
+
+    static Behavior<Command> create() {
+        return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
+            timers.startTimerWithFixedDelay(LookForBroker.INSTANCE, BROKER_POLL);
+            return Behaviors.receiveMessage(message -> {
+                var started = NodeMesh.get(context.getSystem()).peers().filter(MeshPeers::started);
+                if (message != LookForBroker.INSTANCE || started.isEmpty()) return Behaviors.same();
+                timers.cancelAll();
+                return new ClusterMesh(context, started.get()).start();
+            });
+        }));
+    }
+
+    private Behavior<Command> start() {
+        context.setLoggerName(ClusterMesh.class);
+        var receptionist = context.getSystem().receptionist();
+        for (int i = 0; i < peers.localShards(); i++) receptionist.tell(Receptionist.register(SHARDS, peers.ref(i)));
+        var adapter = context.messageAdapter(Receptionist.Listing.class, listing -> new Listed(listing.getServiceInstances(SHARDS)));
+        receptionist.tell(Receptionist.subscribe(SHARDS, adapter));
+        return Behaviors.receive(Command.class).onMessage(Listed.class, this::onListed).build();
+    }
+
+    private Behavior<Command> onListed(Listed listing) {
+        var now = new HashMap<Integer, ActorRef<ShardMessage>>();
+        for (var shard : listing.shards()) {
+            var address = shard.path().address();
+            var name = shard.path().name();
+            if (address.hasLocalScope() || !name.startsWith(SHARD_NAME)) continue;
+            now.put(peers.remoteId(address.hostPort(), Integer.parseInt(name.substring(SHARD_NAME.length()))), shard);
+        }
+        var joined = new ArrayList<Integer>();
+        var gone = new ArrayList<Integer>();
+        listed.forEach((id, shard) -> {
+            if (!shard.equals(now.get(id))) gone.add(id);  // its node left, or came back as a new incarnation
+        });
+        now.forEach((id, shard) -> {
+            if (!shard.equals(listed.get(id))) joined.add(id);
+        });
+        if (joined.isEmpty() && gone.isEmpty()) return Behaviors.same();
+        gone.forEach(id -> peers.remote(id, null));
+        joined.forEach(id -> peers.remote(id, now.get(id)));
+        listed.clear();
+        listed.putAll(now);
+        context.getLog().info("Mesh: {} shards of other nodes ({} joined, {} gone)", listed.size(), joined.size(), gone.size());
+        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone));
+        for (int i = 0; i < peers.localShards(); i++) peers.ref(i).tell(change);
+        return Behaviors.same();
+    }
+}

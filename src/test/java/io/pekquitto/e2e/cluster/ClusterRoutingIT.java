@@ -1,0 +1,208 @@
+package io.pekquitto.e2e.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pekquitto.e2e.Inbox;
+import io.pekquitto.e2e.RawClient;
+import io.pekquitto.e2e.RawClient.Connect;
+import io.pekquitto.e2e.RawClient.Will;
+import io.pekquitto.e2e.RunnableJar;
+import io.pekquitto.e2e.V3Client;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Three runnable jars of two shards each on loopback form one cluster whose shards are one mesh (issue 25,
+ * routing across nodes): a publish on any node reaches the matching subscribers on every node, once and in
+ * order per publisher; a retained message is seen from every node; a shared subscription's members on three
+ * nodes get each message once between them; a will reaches a subscriber on another node; and once a node is
+ * killed and downed, the others forget its shards and route on. Started once for the class, in order.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterRoutingIT {
+    private static final Duration FORM = Duration.ofSeconds(60);
+    private static final Duration DOWN = Duration.ofSeconds(30);
+    private static final Duration RECEIVE = Duration.ofSeconds(20);
+    private static final int MESSAGES = 1000;
+
+    private static final List<RunnableJar> nodes = new ArrayList<>();
+
+    @BeforeAll
+    static void startThreeNodes() throws Exception {
+        int first = ClusterNodes.freePort();
+        var seeds = "[\"127.0.0.1:" + first + "\"]";
+        nodes.addAll(ClusterNodes.startAll(List.of(first, 0, 0).stream().map(port -> """
+                listeners = [{ host = "127.0.0.1", port = 0 }]
+                shards = 2
+                store.enabled = false
+                cluster { enabled = true, port = %d, seed-nodes = %s, downing.stable-after = 2s }
+                """.formatted(port, seeds)).toList()));
+        try {
+            // Every node lists the four shards of the two others (the mesh is whole).
+            for (var node : nodes) node.awaitLog("Mesh: 4 shards of other nodes", 1, FORM);
+        } catch (AssertionError e) {
+            stopAll();
+            throw e;
+        }
+    }
+
+    @AfterAll
+    static void stopAll() throws InterruptedException {
+        ClusterNodes.stopAll(nodes);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @Order(1)
+    void aPublishOnOneNodeReachesTheSubscribersOfEveryNodeOnceAndInOrder() throws Exception {
+        var subscribers = new ArrayList<V3Client>();
+        try {
+            for (int i = 0; i < nodes.size(); i++) {
+                var subscriber = V3Client.connect(nodes.get(i).port(), "routing-sub-" + i, options -> options.setMaxInflight(1000));
+                subscriber.subscribe("routing/+/t", 1);  // SUBACK once every shard of every node routes it here
+                subscribers.add(subscriber);
+            }
+            // Two publishers on two nodes at once: each one's messages arrive in its order.
+            try (var first = V3Client.connect(nodes.get(0).port(), "routing-pub-0", options -> options.setMaxInflight(100));
+                 var second = V3Client.connect(nodes.get(1).port(), "routing-pub-1", options -> options.setMaxInflight(100))) {
+                var other = CompletableFuture.runAsync(() -> publishAll(second, "routing/b/t"));
+                publishAll(first, "routing/a/t");
+                other.join();
+            }
+            for (var subscriber : subscribers) {
+                var received = subscriber.inbox().next(2 * MESSAGES, RECEIVE);
+                var next = new HashMap<String, Integer>(Map.of("routing/a/t", 0, "routing/b/t", 0));
+                for (var message : received) {
+                    int expected = next.merge(message.topic(), 1, Integer::sum) - 1;
+                    assertEquals(Integer.toString(expected), message.text(), "in order per publisher, once: " + message.topic());
+                    assertEquals(1, message.qos());
+                }
+                subscriber.inbox().expectNothing(Inbox.QUIET);
+            }
+        } finally {
+            for (var subscriber : subscribers) subscriber.close();
+        }
+    }
+
+    private static void publishAll(V3Client publisher, String topic) {
+        try {
+            for (int i = 0; i < MESSAGES; i++) publisher.publish(topic, bytes(Integer.toString(i)), 1, false);
+        } catch (Exception e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aRetainedMessageIsSeenFromEveryNode() throws Exception {
+        try (var publisher = V3Client.connect(nodes.get(0).port(), "retain-pub", options -> {})) {
+            publisher.publish("routing/retained", bytes("kept"), 1, true);  // its PUBACK waits for every shard's copy
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            try (var late = V3Client.connect(nodes.get(i).port(), "retain-sub-" + i, options -> {})) {
+                late.subscribe("routing/retained", 1);
+                var message = late.inbox().next(Inbox.TIMEOUT);
+                assertEquals("kept", message.text());
+                assertTrue(message.retained(), "as retained, on node " + i);
+            }
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aSharedSubscriptionsMembersOnThreeNodesGetEachMessageOnceBetweenThem() throws Exception {
+        var members = new ArrayList<V3Client>();
+        try {
+            for (int i = 0; i < nodes.size(); i++) {
+                var member = V3Client.connect(nodes.get(i).port(), "member-" + i, options -> options.setMaxInflight(1000));
+                member.subscribe("$share/workers/routing/jobs", 1);
+                members.add(member);
+            }
+            try (var publisher = V3Client.connect(nodes.get(1).port(), "jobs-pub", options -> options.setMaxInflight(100))) {
+                for (int i = 0; i < MESSAGES; i++) publisher.publish("routing/jobs", bytes(Integer.toString(i)), 1, false);
+            }
+            var seen = new HashSet<String>();
+            long deadline = System.nanoTime() + RECEIVE.toNanos();
+            var perMember = new int[members.size()];
+            while (seen.size() < MESSAGES && System.nanoTime() < deadline) {
+                for (int i = 0; i < members.size(); i++) {
+                    for (var message : members.get(i).inbox().within(Duration.ofMillis(50))) {
+                        assertTrue(seen.add(message.text()), "message " + message.text() + " given twice");
+                        perMember[i]++;
+                    }
+                }
+            }
+            assertEquals(MESSAGES, seen.size(), "every message given to one member");
+            for (var member : members) member.inbox().expectNothing(Inbox.QUIET);
+            for (int i = 0; i < perMember.length; i++) assertTrue(perMember[i] > 0, "member on node " + i + " got none");
+        } finally {
+            for (var member : members) member.close();
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aMessageNearlyAsLargeAsTheLargestPacketCrossesNodes() throws Exception {
+        var payload = new byte[1_000_000];  // max-packet-size is 1 MiB: a batch between nodes carries it alone
+        Arrays.fill(payload, (byte) 'x');
+        try (var subscriber = V3Client.connect(nodes.get(1).port(), "large-sub", options -> {});
+             var publisher = V3Client.connect(nodes.get(0).port(), "large-pub", options -> {})) {
+            subscriber.subscribe("routing/large", 1);
+            publisher.publish("routing/large", payload, 1, false);
+            publisher.publish("routing/large", bytes("small after it"), 1, false);
+            assertTrue(Arrays.equals(payload, subscriber.inbox().next(Inbox.TIMEOUT).payload()));
+            assertEquals("small after it", subscriber.inbox().next(Inbox.TIMEOUT).text());
+        }
+    }
+
+    @Test
+    @Order(5)
+    void aWillReachesASubscriberOnAnotherNode() throws Exception {
+        try (var watcher = V3Client.connect(nodes.get(2).port(), "will-watch", options -> {})) {
+            watcher.subscribe("routing/will", 1);
+            var will = new Will("routing/will", bytes("gone"), 1, false);
+            var mortal = RawClient.connected(nodes.get(0).port(), Connect.of(RawClient.V311, "mortal").withWill(will));
+            mortal.close();  // no DISCONNECT: to the broker the network failed
+            var message = watcher.inbox().next(Inbox.TIMEOUT);
+            assertEquals("gone", message.text());
+        }
+    }
+
+    @Test
+    @Order(6)
+    void theShardsOfAKilledNodeAreForgottenAndTheOthersRouteOn() throws Exception {
+        // A subscriber on the node to kill: its node's shards are forwarded to until they are gone.
+        var doomed = nodes.get(2);
+        var lost = V3Client.connect(doomed.port(), "doomed-sub", options -> {});
+        lost.subscribe("routing/after/#", 1);
+        nodes.remove(2);
+        doomed.kill();
+        for (var node : nodes) node.awaitLog("Mesh: 2 shards of other nodes (0 joined, 2 gone)", 1, DOWN);
+        try (var subscriber = V3Client.connect(nodes.get(1).port(), "after-sub", options -> {});
+             var publisher = V3Client.connect(nodes.get(0).port(), "after-pub", options -> {})) {
+            subscriber.subscribe("routing/after/#", 1);  // its SUBACK waits for no shard of the lost node
+            publisher.publish("routing/after/1", bytes("on"), 1, false);
+            assertEquals("on", subscriber.inbox().next(Inbox.TIMEOUT).text());
+        }
+        assertFalse(nodes.get(0).log().contains("Exception"), nodes.get(0).log());
+    }
+}
