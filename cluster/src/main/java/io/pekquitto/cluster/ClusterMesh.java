@@ -7,6 +7,7 @@ import io.pekquitto.shards.node.NodeMesh;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +17,8 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
 
 /**
  * Puts every node's shards in one mesh (docs/cluster.md, One mesh across nodes): lists this node's shards with
@@ -30,6 +33,8 @@ public final class ClusterMesh {
     /** How often the mesh looks for the broker's shards until the broker has started. */
     private static final Duration BROKER_POLL = Duration.ofMillis(100);
     private static final String SHARD_NAME = "shard-";
+    /** How often the mesh looks whether every member is listed, until it is. */
+    private static final Duration CHECK_WHOLE = Duration.ofMillis(200);
 
     sealed interface Command {}
 
@@ -37,10 +42,15 @@ public final class ClusterMesh {
 
     private enum LookForBroker implements Command { INSTANCE }
 
+    /** Whether every member Up is listed now, until the first ring is told. */
+    private enum CheckWhole implements Command { INSTANCE }
+
     private final ActorContext<Command> context;
     private final MeshPeers peers;
     /** The remote shards listed now, by id. */
     private final Map<Integer, ActorRef<ShardMessage>> listed = new HashMap<>();
+    /** Whether the shards were told of the other nodes' shards once: until then they order no claim. */
+    private boolean told;
 
     private ClusterMesh(ActorContext<Command> context, MeshPeers peers) {
         this.context = context;
@@ -65,7 +75,37 @@ public final class ClusterMesh {
         for (int i = 0; i < peers.localShards(); i++) receptionist.tell(Receptionist.register(SHARDS, peers.ref(i)));
         var adapter = context.messageAdapter(Receptionist.Listing.class, listing -> new Listed(listing.getServiceInstances(SHARDS)));
         receptionist.tell(Receptionist.subscribe(SHARDS, adapter));
-        return Behaviors.receive(Command.class).onMessage(Listed.class, this::onListed).build();
+        return Behaviors.withTimers(timers -> Behaviors.receive(Command.class)
+                .onMessage(Listed.class, this::onListed)
+                .onMessageEquals(CheckWhole.INSTANCE, () -> {
+                    if (!told && isWhole()) tell(List.copyOf(listed.keySet()), List.of());
+                    if (!told) timers.startSingleTimer(CheckWhole.INSTANCE, CHECK_WHOLE);
+                    return Behaviors.same();
+                })
+                .build());
+    }
+
+    /**
+     * Whether the shards of every other member Up are listed: only then does the first ring of homes hold
+     * every home of the cluster (a client id claimed here before would be ordered apart from the others').
+     */
+    private boolean isWhole() {
+        var cluster = Cluster.get(context.getSystem());
+        if (cluster.selfMember().status() != MemberStatus.up()) return false;
+        var nodes = new HashSet<String>();
+        listed.keySet().forEach(id -> nodes.add(peers.name(id).node()));
+        for (var member : cluster.state().getMembers()) {
+            var node = member.address().hostPort();
+            if (member.status() == MemberStatus.up() && !node.equals(peers.node()) && !nodes.contains(node)) return false;
+        }
+        return true;
+    }
+
+    private void tell(List<Integer> joined, List<Integer> gone) {
+        told = true;
+        context.getLog().info("Mesh: {} shards of other nodes ({} joined, {} gone)", listed.size(), joined.size(), gone.size());
+        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone));
+        for (int i = 0; i < peers.localShards(); i++) peers.ref(i).tell(change);
     }
 
     private Behavior<Command> onListed(Listed listing) {
@@ -84,14 +124,15 @@ public final class ClusterMesh {
         now.forEach((id, shard) -> {
             if (!shard.equals(listed.get(id))) joined.add(id);
         });
-        if (joined.isEmpty() && gone.isEmpty()) return Behaviors.same();
         gone.forEach(id -> peers.remote(id, null));
         joined.forEach(id -> peers.remote(id, now.get(id)));
         listed.clear();
         listed.putAll(now);
-        context.getLog().info("Mesh: {} shards of other nodes ({} joined, {} gone)", listed.size(), joined.size(), gone.size());
-        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone));
-        for (int i = 0; i < peers.localShards(); i++) peers.ref(i).tell(change);
+        if (!told) {
+            context.getSelf().tell(CheckWhole.INSTANCE);  // the first time, every shard listed is told at once
+        } else if (!joined.isEmpty() || !gone.isEmpty()) {
+            tell(joined, gone);
+        }
         return Behaviors.same();
     }
 }

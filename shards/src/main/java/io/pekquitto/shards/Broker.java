@@ -228,7 +228,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         this.storeRecovery = store.map(kept -> new StoreRecovery(kept, storeHealth));
         this.settings = settings;
         this.counts = new ShardCounts(settings.shards());
-        var mesh = new MeshPeers(settings.shards());
+        var mesh = new MeshPeers(settings.shards(), context.getSystem().address().hostPort(), settings.cluster().enabled());
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
             var shard = Behaviors.supervise(aroundShard.apply(Shard.create(settings, security, store, storeHealth,

@@ -5,6 +5,7 @@ import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.routes.TopicRoutes;
 import io.pekquitto.shards.session.Sessions;
 import java.util.List;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -42,6 +43,8 @@ final class ControlPlane {
             if (then != null) then.run();
         } else if (message instanceof ControlMessage.Hello) {
             onHello(from);
+        } else if (message instanceof ControlMessage.Homes homes) {
+            shardSessions.perform(sessions.homes(from, homes.epoch(), homes.round(), homes.holders()));
         } else if (message instanceof ControlMessage.Resync resync) {
             // All the peer announces now: what it announced before is in it (FIFO), or withdrawn.
             routes.forgetPeer(from);
@@ -53,7 +56,8 @@ final class ControlPlane {
     /**
      * The cluster's view of the other nodes' shards changed: a shard listed now hears that we are here (and
      * resynchronises us); one whose node left is forgotten: its routes, what waited for it, and what we
-     * waited for from it (a SUBACK's barrier, a publisher's acknowledgement: it will not answer).
+     * waited for from it (a SUBACK's barrier, a publisher's acknowledgement: it will not answer). The ring of
+     * homes changes with them.
      */
     void peersChanged(List<Integer> joined, List<Integer> gone) {
         for (int shard : gone) {
@@ -62,6 +66,7 @@ final class ControlPlane {
             turns.peersAcknowledged(shard, true);
         }
         joined.forEach(mesh::joined);
+        shardSessions.perform(sessions.ringChanged(mesh.ring(), Set.copyOf(gone)));
     }
 
     /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */

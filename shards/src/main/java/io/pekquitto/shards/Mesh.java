@@ -8,7 +8,9 @@ import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PeerHolds;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.routes.RouteChange;
+import io.pekquitto.shards.session.HomeRing;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +68,25 @@ final class Mesh {
     boolean hasPeers() { return peers.size() > 1; }
 
     boolean isRemote(int shard) { return !table.isLocal(shard); }
+
+    /**
+     * The ring of homes (docs/cluster.md, Homes across nodes): this node's shards and the listed shards of
+     * other nodes, in the order every node sees them (by node address, then index), named by a hash of it.
+     */
+    HomeRing ring() {
+        var ids = new ArrayList<Integer>();
+        for (int shard = 0; shard < table.localShards(); shard++) ids.add(shard);
+        ids.addAll(listed);
+        ids.sort(Comparator.comparing(table::name));
+        long epoch = 1_125_899_906_842_597L;
+        var shards = new int[ids.size()];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = ids.get(i);
+            var name = table.name(shards[i]);
+            epoch = 31 * (31 * epoch + name.node().hashCode()) + name.index();
+        }
+        return new HomeRing(epoch, shards);
+    }
 
     /** A message from {@code shard}: a remote one is a peer from now on (the cluster may list it later). */
     void heardFrom(int shard) {

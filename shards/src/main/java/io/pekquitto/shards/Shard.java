@@ -200,7 +200,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         shardSessions.recoverRetained(retained::retain, restarted);  // also after a restart by the supervisor
         if (restarted) {
             sessions.restarted();
-            joinMesh(shards.localIndexOf(context.getSelf()), shards);
+            joinMesh(shards.localIndexOf(context.getSelf()), shards, false);
         }
     }
 
@@ -422,16 +422,16 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     /** The broker's start: join the mesh, then take back this shard's sessions from the store. */
     private Behavior<ShardMessage> onPeers(Peers peers) {
-        joinMesh(peers.index(), peers.shards());
+        joinMesh(peers.index(), peers.shards(), peers.shards().clustered());
         shardSessions.recover();
         return this;
     }
 
-    private Behavior<ShardMessage> joinMesh(int index, MeshPeers shards) {
+    /** {@code awaitCluster}: the first start of a node of a cluster (a restart takes claims at once, resynchronised). */
+    private void joinMesh(int index, MeshPeers shards, boolean awaitCluster) {
         routes.joinMesh(index, shards.size());
-        sessions.joinMesh(index, shards.localShards());
         mesh.join(index, shards);
-        return this;
+        sessions.joinMesh(index, mesh.ring(), awaitCluster);
     }
 
     private Behavior<ShardMessage> onGetFigures(GetFigures get) {

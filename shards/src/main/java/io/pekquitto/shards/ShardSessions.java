@@ -85,6 +85,8 @@ final class ShardSessions {
                 timers.startSingleTimer("will-" + timer.clientId(), due, timer.delay());
             } else if (effect instanceof SessionEffect.Transfer<ConnectionRef> transfer) {
                 transfer(transfer.shard(), transfer.message());
+            } else if (effect instanceof SessionEffect.Homes<ConnectionRef> homes) {
+                mesh.control(homes.shard(), new ControlMessage.Homes(homes.epoch(), homes.round(), homes.holders()));
             }
         }
     }

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
 
 /**
@@ -49,6 +48,11 @@ public final class MeshCodec {
     }
 
     public byte[] encode(Object message) {
+        return encode(message, ShardNaming.SAME_NODE);
+    }
+
+    /** The bytes of a mesh message, the shards it names (but the sender) named by {@code naming}. */
+    public byte[] encode(Object message, ShardNaming naming) {
         var out = new MeshOutput();
         if (message instanceof Shard.Forward forward) {
             long now = clock.getAsLong();
@@ -57,7 +61,7 @@ public final class MeshCodec {
         } else if (message instanceof Shard.ForwardAck ack) {
             out.int32(ack.from()).bool(ack.written());
         } else if (message instanceof Shard.Control control) {
-            writeControl(out.int32(control.from()), control.message());
+            writeControl(out.int32(control.from()), control.message(), naming);
         } else {
             throw new IllegalArgumentException("not a message of the mesh: " + message.getClass().getName());
         }
@@ -66,20 +70,20 @@ public final class MeshCodec {
 
     /** The message of {@code bytes}; {@link MeshFormatException} if they are not one of {@code manifest}. */
     public Object decode(byte[] bytes, String manifest) {
-        return decode(bytes, 0, manifest, IntUnaryOperator.identity());
+        return decode(bytes, 0, manifest, ShardNaming.SAME_NODE);
     }
 
     /**
      * The message of {@code bytes} from {@code offset} on, whose sender's shards (the sender, a shared member on it) are numbered
-     * here by {@code senderShard} from their index on the sender's node ({@code MeshPeers}).
+     * here by {@code naming} ({@code MeshPeers}).
      */
-    public Object decode(byte[] bytes, int offset, String manifest, IntUnaryOperator senderShard) {
+    public Object decode(byte[] bytes, int offset, String manifest, ShardNaming naming) {
         var in = new MeshInput(bytes, offset);
         try {
             Object message = switch (manifest) {
-                case FORWARD -> readForward(in, senderShard);
-                case FORWARD_ACK -> new Shard.ForwardAck(senderShard.applyAsInt(in.int32()), in.bool());
-                case CONTROL -> new Shard.Control(senderShard.applyAsInt(in.int32()), readControl(in, senderShard));
+                case FORWARD -> readForward(in, naming);
+                case FORWARD_ACK -> new Shard.ForwardAck(naming.sender(in.int32()), in.bool());
+                case CONTROL -> new Shard.Control(naming.sender(in.int32()), readControl(in, naming));
                 default -> throw new MeshFormatException("an unknown manifest " + manifest);
             };
             in.end();
@@ -90,8 +94,8 @@ public final class MeshCodec {
         }
     }
 
-    private Shard.Forward readForward(MeshInput in, IntUnaryOperator senderShard) {
-        int from = senderShard.applyAsInt(in.int32());
+    private Shard.Forward readForward(MeshInput in, ShardNaming naming) {
+        int from = naming.sender(in.int32());
         int count = in.int32();
         if (count < 0) throw new MeshFormatException("a batch of " + count);
         long now = clock.getAsLong();
@@ -124,48 +128,74 @@ public final class MeshCodec {
         };
     }
 
-    private static void writeControl(MeshOutput out, ControlMessage message) {
+    private static void writeControl(MeshOutput out, ControlMessage message, ShardNaming naming) {
         if (message instanceof ControlMessage.Hello) {
             out.tag(1);
         } else if (message instanceof ControlMessage.Resync resync) {
             out.tag(2).int32(resync.routes().size());
             for (var change : resync.routes()) writeRouteChange(out, change);
-            out.int32(resync.heldSessions().size());
-            for (var held : resync.heldSessions()) {
-                out.string(held.getKey()).int32(held.getValue().shard()).int64(held.getValue().token());
-            }
+            writeHolders(out, resync.heldSessions(), naming);
         } else if (message instanceof ControlMessage.Routes routes) {
             writeRouteChange(out.tag(3), routes.change());
         } else if (message instanceof ControlMessage.Sessions sessions) {
-            writeTransfer(out.tag(4), sessions.transfer());
+            writeTransfer(out.tag(4), sessions.transfer(), naming);
         } else if (message instanceof ControlMessage.Sync sync) {
             out.tag(5).int64(sync.token());
         } else if (message instanceof ControlMessage.SyncAck ack) {
             out.tag(6).int64(ack.token());
+        } else if (message instanceof ControlMessage.Homes homes) {
+            writeHolders(out.tag(7).int64(homes.epoch()).tag(homes.round()), homes.holders(), naming);
         } else {
             throw unknown(message);
         }
     }
 
-    private static ControlMessage readControl(MeshInput in, IntUnaryOperator senderShard) {
+    private static ControlMessage readControl(MeshInput in, ShardNaming naming) {
         int tag = in.tag();
         return switch (tag) {
             case 1 -> new ControlMessage.Hello();
             case 2 -> {
                 var routes = new ArrayList<RouteChange>();
-                for (int i = count(in); i > 0; i--) routes.add(readRouteChange(in, senderShard));
-                var held = new ArrayList<Map.Entry<String, SessionTransfer.Successor>>();
-                for (int i = count(in); i > 0; i--) {
-                    held.add(Map.entry(in.string(), new SessionTransfer.Successor(in.int32(), in.int64())));
-                }
-                yield new ControlMessage.Resync(routes, held);
+                for (int i = count(in); i > 0; i--) routes.add(readRouteChange(in, naming));
+                yield new ControlMessage.Resync(routes, readHolders(in, naming));
             }
-            case 3 -> new ControlMessage.Routes(readRouteChange(in, senderShard));
-            case 4 -> new ControlMessage.Sessions(readTransfer(in));
+            case 3 -> new ControlMessage.Routes(readRouteChange(in, naming));
+            case 4 -> new ControlMessage.Sessions(readTransfer(in, naming));
             case 5 -> new ControlMessage.Sync(in.int64());
             case 6 -> new ControlMessage.SyncAck(in.int64());
+            case 7 -> new ControlMessage.Homes(in.int64(), in.tag(), readHolders(in, naming));
             default -> throw new MeshFormatException("an unknown control message " + tag);
         };
+    }
+
+    /** A shard other than the sender: its node ("" for the sender's) and its index there. */
+    private static void writeShard(MeshOutput out, int shard, ShardNaming naming) {
+        out.string(naming.node(shard)).int32(naming.index(shard));
+    }
+
+    private static int readShard(MeshInput in, ShardNaming naming) {
+        return naming.id(in.string(), in.int32());
+    }
+
+    private static SessionTransfer.Successor readSuccessor(MeshInput in, ShardNaming naming) {
+        return new SessionTransfer.Successor(readShard(in, naming), in.int64());
+    }
+
+    private static void writeSuccessor(MeshOutput out, SessionTransfer.Successor successor, ShardNaming naming) {
+        writeShard(out, successor.shard(), naming);
+        out.int64(successor.token());
+    }
+
+    private static void writeHolders(MeshOutput out, List<Map.Entry<String, SessionTransfer.Successor>> holders,
+                                     ShardNaming naming) {
+        out.int32(holders.size());
+        for (var holder : holders) writeSuccessor(out.string(holder.getKey()), holder.getValue(), naming);
+    }
+
+    private static List<Map.Entry<String, SessionTransfer.Successor>> readHolders(MeshInput in, ShardNaming naming) {
+        var holders = new ArrayList<Map.Entry<String, SessionTransfer.Successor>>();
+        for (int i = count(in); i > 0; i--) holders.add(Map.entry(in.string(), readSuccessor(in, naming)));
+        return holders;
     }
 
     /** A record type added to the mesh and not to this codec: a test fails before any node sees it. */
@@ -201,7 +231,7 @@ public final class MeshCodec {
     }
 
     /** A Joined's member is on the sender's shard: numbered here as the sender is. */
-    private static RouteChange readRouteChange(MeshInput in, IntUnaryOperator senderShard) {
+    private static RouteChange readRouteChange(MeshInput in, ShardNaming naming) {
         int tag = in.tag();
         return switch (tag) {
             case 1 -> new RouteChange.InterestAdded(in.string());
@@ -210,7 +240,7 @@ public final class MeshCodec {
                 var group = in.string();
                 var filter = in.string();
                 var clientId = in.string();
-                int shard = senderShard.applyAsInt(in.int32());
+                int shard = naming.sender(in.int32());
                 int qos = in.tag();
                 if (!QoS.isValid(qos)) throw new MeshFormatException("QoS " + qos);
                 var options = new SubscriptionOptions(QoS.of(qos), in.bool(), in.bool(), in.tag());
@@ -241,12 +271,12 @@ public final class MeshCodec {
         };
     }
 
-    private static void writeTransfer(MeshOutput out, SessionTransfer transfer) {
+    private static void writeTransfer(MeshOutput out, SessionTransfer transfer, ShardNaming naming) {
         if (transfer instanceof SessionTransfer.Claim claim) {
-            out.tag(1).string(claim.clientId()).int32(claim.shard()).int64(claim.token());
+            writeShard(out.tag(1).string(claim.clientId()), claim.shard(), naming);
+            out.int64(claim.token());
         } else if (transfer instanceof SessionTransfer.Relinquish relinquish) {
-            out.tag(2).string(relinquish.clientId()).int64(relinquish.token())
-                    .int32(relinquish.to().shard()).int64(relinquish.to().token());
+            writeSuccessor(out.tag(2).string(relinquish.clientId()).int64(relinquish.token()), relinquish.to(), naming);
         } else if (transfer instanceof SessionTransfer.Handover handover) {
             if (handover.session().isPresent()) {
                 throw new IllegalArgumentException(SESSION_NOT_SERIALIZABLE + " (the Handover of client id "
@@ -255,18 +285,25 @@ public final class MeshCodec {
             out.tag(3).string(handover.clientId()).int64(handover.token());
         } else if (transfer instanceof SessionTransfer.Ended ended) {
             out.tag(4).string(ended.clientId()).int64(ended.token());
+        } else if (transfer instanceof SessionTransfer.Redirect redirect) {
+            writeTransfer(out.tag(5), redirect.message(), naming);
         } else {
             throw unknown(transfer);
         }
     }
 
-    private static SessionTransfer readTransfer(MeshInput in) {
+    private static SessionTransfer readTransfer(MeshInput in, ShardNaming naming) {
         int tag = in.tag();
         return switch (tag) {
-            case 1 -> new SessionTransfer.Claim(in.string(), in.int32(), in.int64());
-            case 2 -> new SessionTransfer.Relinquish(in.string(), in.int64(), new SessionTransfer.Successor(in.int32(), in.int64()));
+            case 1 -> new SessionTransfer.Claim(in.string(), readShard(in, naming), in.int64());
+            case 2 -> new SessionTransfer.Relinquish(in.string(), in.int64(), readSuccessor(in, naming));
             case 3 -> new SessionTransfer.Handover(in.string(), in.int64(), Optional.empty());
             case 4 -> new SessionTransfer.Ended(in.string(), in.int64());
+            case 5 -> {
+                var inner = readTransfer(in, naming);
+                if (inner instanceof SessionTransfer.Redirect) throw new MeshFormatException("a redirect of a redirect");
+                yield new SessionTransfer.Redirect(inner);
+            }
             default -> throw new MeshFormatException("an unknown session transfer " + tag);
         };
     }

@@ -1,11 +1,9 @@
 package io.pekquitto.cluster.mesh;
 
-import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
 import java.io.NotSerializableException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.function.IntUnaryOperator;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
@@ -16,7 +14,7 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * {@link MeshCodec}, which holds the byte layout (docs/cluster.md, The mesh's messages on the wire).
  * A message's times travel as ages on this JVM's {@code System.nanoTime()} ({@link MessageCodec}).
  *
- * <p>Shards are numbered per node ({@link MeshPeers}): the bytes start with the sending node's address, and the
+ * <p>Shards are numbered per node ({@code MeshPeers}): the bytes start with the sending node's address, and the
  * receiver numbers the sender's shards through its own {@code MeshPeers} (the sender and a shared member on it).
  */
 public final class MeshSerializer extends SerializerWithStringManifest {
@@ -51,7 +49,8 @@ public final class MeshSerializer extends SerializerWithStringManifest {
     /** @throws IllegalArgumentException for a {@code Handover} carrying a session, which is not serializable yet */
     @Override
     public byte[] toBinary(Object message) {
-        var body = codec.encode(message);
+        var body = codec.encode(message, NodeMesh.get(Adapter.toTyped(system)).peers()
+                .map(peers -> ShardNaming.of(peers, peers.node())).orElse(ShardNaming.SAME_NODE));
         return ByteBuffer.allocate(2 + node.length + body.length).putShort((short) node.length).put(node).put(body).array();
     }
 
@@ -68,11 +67,9 @@ public final class MeshSerializer extends SerializerWithStringManifest {
         return codec.decode(bytes, 2 + length, manifest, numbering(sender));
     }
 
-    /** The sender's shards as this node numbers them; as they are when it is this node (or no broker runs here). */
-    private IntUnaryOperator numbering(String sender) {
-        var peers = NodeMesh.get(Adapter.toTyped(system)).peers();
-        if (peers.isEmpty() || sender.equals(new String(node, StandardCharsets.UTF_8))) return IntUnaryOperator.identity();
-        MeshPeers numbered = peers.get();
-        return index -> numbered.remoteId(sender, index);
+    /** The shards a message from {@code sender} names, as this node numbers them (by number when no broker runs here). */
+    private ShardNaming numbering(String sender) {
+        return NodeMesh.get(Adapter.toTyped(system)).peers().map(peers -> ShardNaming.of(peers, sender))
+                .orElse(ShardNaming.SAME_NODE);
     }
 }

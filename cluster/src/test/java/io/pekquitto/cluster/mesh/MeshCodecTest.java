@@ -13,6 +13,7 @@ import io.pekquitto.protocol.QoS;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
+import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.MigratedSession;
 import io.pekquitto.shards.session.Session;
@@ -73,5 +74,30 @@ class MeshCodecTest {
         var refused = assertThrows(MeshFormatException.class, () -> codec.decode(malformed, MeshCodec.FORWARD), "malformed properties");
         assertInstanceOf(io.pekquitto.protocol.MalformedPacketException.class, refused.getCause());
         assertThrows(IllegalArgumentException.class, () -> MeshCodec.manifest("not a mesh message"));
+    }
+
+    @Test
+    void theShardsAMessageNamesAreTheSameShardsOnTheNodeThatReadsIt() {
+        var a = new MeshPeers(2, "pekquitto@a:1", true);
+        int bZeroAtA = a.remoteId("pekquitto@b:1", 0);
+        int cOneAtA = a.remoteId("pekquitto@c:1", 1);
+        var b = new MeshPeers(2, "pekquitto@b:1", true);
+        int cOneAtB = b.remoteId("pekquitto@c:1", 1);  // B met C first: C's shard has another number there
+        var codec = new MeshCodec(System::nanoTime);
+        var relinquish = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.Relinquish("c", 7,
+                new SessionTransfer.Successor(cOneAtA, 8))));
+        var homes = new Shard.Control(1, new ControlMessage.Homes(5, 1, List.of(
+                Map.entry("x", new SessionTransfer.Successor(bZeroAtA, 9)), Map.entry("y", new SessionTransfer.Successor(0, 10)))));
+
+        var atB = ShardNaming.of(b, a.node());
+        var read = (Shard.Control) codec.decode(codec.encode(relinquish, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
+        int aOneAtB = b.remoteId("pekquitto@a:1", 1);
+        assertEquals(aOneAtB, read.from(), "the sender");
+        var to = ((SessionTransfer.Relinquish) ((ControlMessage.Sessions) read.message()).transfer()).to();
+        assertEquals(cOneAtB, to.shard(), "a third node's shard, as B numbers it");
+        var holders = ((ControlMessage.Homes) ((Shard.Control) codec.decode(codec.encode(homes, ShardNaming.of(a, a.node())), 0,
+                MeshCodec.CONTROL, atB)).message()).holders();
+        assertEquals(0, holders.get(0).getValue().shard(), "B's own shard");
+        assertEquals(b.remoteId("pekquitto@a:1", 0), holders.get(1).getValue().shard(), "the sender's other shard");
     }
 }

@@ -119,7 +119,10 @@ final class MeshMessages {
                 Combinators.combine(strings(), Arbitraries.integers(), tokens).as(SessionTransfer.Claim::new),
                 Combinators.combine(strings(), tokens, successors()).as(SessionTransfer.Relinquish::new),
                 Combinators.combine(strings(), tokens).as((id, token) -> new SessionTransfer.Handover(id, token, Optional.empty())),
-                Combinators.combine(strings(), tokens).as(SessionTransfer.Ended::new));
+                Combinators.combine(strings(), tokens).as(SessionTransfer.Ended::new),
+                Combinators.combine(strings(), Arbitraries.integers(), tokens)
+                        .as((id, shard, token) -> new SessionTransfer.Redirect(new SessionTransfer.Claim(id, shard, token))),
+                Combinators.combine(strings(), tokens).as((id, token) -> new SessionTransfer.Redirect(new SessionTransfer.Ended(id, token))));
     }
 
     static Arbitrary<ControlMessage> controlMessages() {
@@ -131,7 +134,9 @@ final class MeshMessages {
                 routeChanges().map(ControlMessage.Routes::new),
                 transfers().map(ControlMessage.Sessions::new),
                 Arbitraries.longs().map(ControlMessage.Sync::new),
-                Arbitraries.longs().map(ControlMessage.SyncAck::new));
+                Arbitraries.longs().map(ControlMessage.SyncAck::new),
+                Combinators.combine(Arbitraries.longs(), Arbitraries.integers().between(0, 2), held)
+                        .as((epoch, round, holders) -> new ControlMessage.Homes(epoch, round, List.copyOf(holders))));
     }
 
     static Arbitrary<Shard.Control> controls() {

@@ -124,7 +124,7 @@ class MeshSerializerTest {
 
     @Test
     void theShardsOfTheSendingNodeAreNumberedAsThisNodeNumbersThem() throws Exception {
-        var peers = new MeshPeers(2);
+        var peers = new MeshPeers(2, TEST_KIT.system().address().hostPort(), true);
         NodeMesh.get(TEST_KIT.system()).publish(peers);
         var serialization = SerializationExtension.get(TEST_KIT.system());
         var serializer = (MeshSerializer) serialization.serializerByIdentity().apply(MeshSerializer.IDENTIFIER);

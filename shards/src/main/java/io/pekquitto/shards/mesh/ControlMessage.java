@@ -1,8 +1,8 @@
 package io.pekquitto.shards.mesh;
 
 import io.pekquitto.shards.routes.RouteChange;
-import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.SessionTransfer.Successor;
+import io.pekquitto.shards.session.SessionTransfer;
 import java.util.List;
 import java.util.Map;
 
@@ -26,6 +26,12 @@ public sealed interface ControlMessage {
 
     /** A change of the sender's subscriptions (interest in a filter, a shared member). */
     record Routes(RouteChange change) implements ControlMessage {}
+
+    /**
+     * A step of the sender's change of ring of homes (round 1: it adopted ring {@code epoch}; 2: it settled it;
+     * 0: neither), with records of holders whose client ids' home the receiver is on the sender's ring.
+     */
+    record Homes(long epoch, int round, List<Map.Entry<String, Successor>> holders) implements ControlMessage {}
 
     /** A step of a session's move to the connection that claims it. */
     record Sessions(SessionTransfer transfer) implements ControlMessage {}

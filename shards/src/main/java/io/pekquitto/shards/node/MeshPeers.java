@@ -24,15 +24,55 @@ public final class MeshPeers {
     public static final long REMOTE_BATCH_BYTES = 256 * 1024;
 
     private final int localShards;
+    /** This node's name, as the others name it ({@code system@host:port} in a cluster). */
+    private final String node;
+    /** Whether this node is one of a cluster: its shards order no claim before the cluster's ring is known. */
+    private final boolean clustered;
     /** Remote shards' ids by "node/index"; guarded by this. */
     private final Map<String, Integer> ids = new HashMap<>();
-
+    /** Every id's shard as the cluster names it; guarded by this. */
+    private final List<ShardName> names = new ArrayList<>();
     /** By id; null where not known now: a remote shard not listed yet, or whose node left. */
     private volatile ActorRef<?>[] refs;
 
+    /** A shard as every node names it: its node's address and its index there. Ordered by both (the homes' ring). */
+    public record ShardName(String node, int index) implements Comparable<ShardName> {
+        @Override
+        public int compareTo(ShardName other) {
+            int byNode = node.compareTo(other.node);
+            return byNode != 0 ? byNode : Integer.compare(index, other.index);
+        }
+    }
+
+    /** A node of its own, outside a cluster. */
     public MeshPeers(int localShards) {
+        this(localShards, "local", false);
+    }
+
+    /**
+     * @param node      this node's name as the other nodes know it ({@code system@host:port})
+     * @param clustered whether it is a node of a cluster
+     */
+    public MeshPeers(int localShards, String node, boolean clustered) {
         this.localShards = localShards;
+        this.node = node;
+        this.clustered = clustered;
         this.refs = new ActorRef<?>[localShards];
+        for (int i = 0; i < localShards; i++) names.add(new ShardName(node, i));
+    }
+
+    public String node() { return node; }
+
+    public boolean clustered() { return clustered; }
+
+    /** The shard {@code id} as the cluster names it. */
+    public synchronized ShardName name(int id) {
+        return names.get(id);
+    }
+
+    /** The id of the shard named {@code name}: one of ours, or a remote one (given now if it has none). */
+    public int idOf(ShardName name) {
+        return name.node().equals(node) ? name.index() : remoteId(name.node(), name.index());
     }
 
     /** This node's shards, once spawned: a shard restarted by its supervisor finds them here. */
@@ -71,6 +111,7 @@ public final class MeshPeers {
         if (id != null) return id;
         int next = refs.length;
         ids.put(node + "/" + index, next);
+        names.add(new ShardName(node, index));
         refs = Arrays.copyOf(refs, next + 1);
         return next;
     }

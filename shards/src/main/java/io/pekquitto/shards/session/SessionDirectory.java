@@ -1,9 +1,12 @@
 package io.pekquitto.shards.session;
 
 import io.pekquitto.shards.session.SessionTransfer.Successor;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The home shard's record of the latest claim of each client id whose home it is (the
@@ -38,6 +41,25 @@ public final class SessionDirectory {
     /** Forgets every session a restarted shard held: they are gone with its state. */
     public void forgetShard(int shard) {
         latest.values().removeIf(claim -> claim.shard() == shard);
+    }
+
+    /** The latest claim recorded for the client id, or null. */
+    public Successor latest(String clientId) {
+        return latest.get(clientId);
+    }
+
+    /** Takes out the records of the client ids {@code moving} names (their home is another shard now). */
+    public List<Map.Entry<String, Successor>> takeWhere(Predicate<String> moving) {
+        var taken = new ArrayList<Map.Entry<String, Successor>>();
+        var each = latest.entrySet().iterator();
+        while (each.hasNext()) {
+            var entry = each.next();
+            if (moving.test(entry.getKey())) {
+                taken.add(Map.entry(entry.getKey(), entry.getValue()));
+                each.remove();
+            }
+        }
+        return taken;
     }
 
     public int size() {

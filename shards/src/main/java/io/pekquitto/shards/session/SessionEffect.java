@@ -2,6 +2,8 @@ package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.ReasonCode;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What the shard must do after the session rules decided: tell a connection, route a will, change its
@@ -41,6 +43,13 @@ public sealed interface SessionEffect<C> {
 
     /** Check the pending will after {@code delay}; stale if the generation has moved on. */
     record StartWillTimer<C>(String clientId, long generation, Duration delay) implements SessionEffect<C> {}
+
+    /**
+     * Tell a shard of this shard's ring change (round 1: adopted, round 2: settled, 0: neither) with the
+     * records of holders that are its to keep as their client ids' home (HomeHandoff).
+     */
+    record Homes<C>(int shard, long epoch, int round, List<Map.Entry<String, SessionTransfer.Successor>> holders)
+            implements SessionEffect<C> {}
 
     /** Send a session transfer message to a shard, possibly this one. */
     record Transfer<C>(int shard, SessionTransfer message) implements SessionEffect<C> {}

@@ -51,7 +51,7 @@ final class SessionTable<C> {
     private final SessionJournal journal;
     private final MemoryBudget memory;
     private int self;
-    private int shards = 1;
+    private HomeRing ring = HomeRing.local(1);
     /** Sessions ended by their expiry, and messages an offline session could not queue: for $SYS. */
     private long expired;
     private long droppedOffline;
@@ -63,9 +63,9 @@ final class SessionTable<C> {
         this.memory = memory;
     }
 
-    void joinMesh(int selfIndex, int shardCount) {
+    void joinMesh(int selfIndex, HomeRing homes) {  // the ring changes as nodes come and go
         self = selfIndex;
-        shards = shardCount;
+        ring = homes;
     }
 
     OwnedSession<C> get(String clientId) {
@@ -96,7 +96,7 @@ final class SessionTable<C> {
             // A new persistent session the budget has no room for: 0x97 (3 in 3.1.1); the home hears there is none.
             memory.sessionRefused();
             effects.add(new Refuse<>(claim.connection, ReasonCode.QUOTA_EXCEEDED, "the memory budget has no room for another persistent session"));
-            transfer(SessionDirectory.homeOf(claim.clientId, shards), new Ended(claim.clientId, claim.token));
+            transfer(ring.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
             return;
         }
         if (previous != null && claim.cleanStart) {
@@ -115,7 +115,7 @@ final class SessionTable<C> {
         owned.connection = claim.connection;
         owned.attachingExpiry = claim.sessionExpiryInterval;
         byConnection.put(claim.connection, owned);
-        if (previous != null && !previous.indexed() && !previous.subscriptions().isEmpty() && shards > 1) {
+        if (previous != null && !previous.indexed() && !previous.subscriptions().isEmpty() && ring.size() > 1) {
             // CONNACK once peers route the moved subscriptions here: a message published after it reaches them.
             owned.attaching = true;
             effects.add(new AwaitPeers<>(claim.clientId, claim.token));
@@ -360,7 +360,7 @@ final class SessionTable<C> {
     private void end(OwnedSession<C> owned, long now) {
         remove(owned.clientId);
         discard(owned, now);
-        transfer(SessionDirectory.homeOf(owned.clientId, shards), new Ended(owned.clientId, owned.token));
+        transfer(ring.homeOf(owned.clientId), new Ended(owned.clientId, owned.token));
     }
 
     /**

@@ -28,6 +28,14 @@ public sealed interface SessionTransfer {
     /** To the home: the session held under {@code token} ended. */
     record Ended(String clientId, long token) implements SessionTransfer {}
 
+    /**
+     * A claim or an end passed on once by a shard that is not the client id's home on its ring, to the home on
+     * its ring (the sender's ring was another: homes move as nodes come and go, docs/cluster.md).
+     */
+    record Redirect(SessionTransfer message) implements SessionTransfer {
+        public String clientId() { return message.clientId(); }
+    }
+
     /** The claim a session goes to next. */
     record Successor(int shard, long token) {}
 }

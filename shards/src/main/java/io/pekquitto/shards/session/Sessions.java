@@ -13,6 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
@@ -35,7 +37,10 @@ public final class Sessions<C> {
     private final Map<Long, PendingClaim<C>> claims = new HashMap<>();
     private final Map<C, PendingClaim<C>> claimsByConnection = new HashMap<>();
     private int self;
-    private int shards = 1;
+    private HomeRing ring = HomeRing.local(1);
+    private final HomeHandoff handoff = new HomeHandoff();
+    /** Part of every token: tokens of shards of different nodes, or of one shard before and after a restart, differ. */
+    private final long incarnation = ThreadLocalRandom.current().nextLong(1 << 23) << 40;
     private long sequence;
 
     /** @param newSession makes the empty session of a client id (queue limits from the settings) */
@@ -53,22 +58,41 @@ public final class Sessions<C> {
         this.table = new SessionTable<>(newSession, effects, journal, memory);
     }
 
-    /** This shard's index among {@code shardCount}. */
+    /** This shard's index among {@code shardCount}, a node's shards alone. */
     public void joinMesh(int selfIndex, int shardCount) {
+        joinMesh(selfIndex, HomeRing.local(shardCount));
+    }
+
+    /** This shard's id, and the ring of homes it starts with (no home handed over anything before it). */
+    public void joinMesh(int selfIndex, HomeRing homes) {
+        joinMesh(selfIndex, homes, false);
+    }
+
+    /**
+     * This shard's id and the ring of homes it starts with; {@code awaitCluster}: a node of a cluster orders no
+     * claim before it takes up the ring with the other nodes' shards ({@link #ringChanged}).
+     */
+    public void joinMesh(int selfIndex, HomeRing homes, boolean awaitCluster) {
         self = selfIndex;
-        shards = shardCount;
-        table.joinMesh(selfIndex, shardCount);
+        ring = homes;
+        handoff.start(homes.epoch(), awaitCluster);
+        table.joinMesh(selfIndex, homes);
+    }
+
+    /** A claim's token, unique in the cluster: this incarnation of the shard, a count, the shard's id. */
+    private long nextToken() {
+        return incarnation | ((++sequence & 0xFF_FFFFL) << 16) | (self & 0xFFFF);
     }
 
     // ---- from connections
 
     /** A CONNECT was accepted: the connection claims the client's session through the client id's home. */
     public List<SessionEffect<C>> connect(String clientId, C connection, boolean cleanStart, long sessionExpiryInterval) {
-        long token = (++sequence << 16) | self;
+        long token = nextToken();
         var claim = new PendingClaim<>(clientId, token, connection, cleanStart, sessionExpiryInterval);
         claims.put(token, claim);
         claimsByConnection.put(connection, claim);
-        send(SessionDirectory.homeOf(clientId, shards), new Claim(clientId, self, token));
+        send(ring.homeOf(clientId), new Claim(clientId, self, token));
         return effects.take();
     }
 
@@ -100,22 +124,44 @@ public final class Sessions<C> {
 
     /** A {@link SessionTransfer} message from a shard, this one included. */
     public List<SessionEffect<C>> receive(SessionTransfer message, long now) {
-        if (message instanceof Claim claim) {
-            onClaim(claim);
-        } else if (message instanceof Relinquish relinquish) {
+        if (message instanceof Relinquish relinquish) {
             onRelinquish(relinquish, now);
         } else if (message instanceof Handover handover) {
             onHandover(handover, now);
-        } else if (message instanceof Ended ended) {
-            directory.ended(ended.clientId(), ended.token());
+        } else {
+            toHome(message);  // a Claim, an Ended, or one of them passed on
         }
         return effects.take();
+    }
+
+    /**
+     * A claim or an end, ordered here if this shard is the client id's home on its ring (once it serves:
+     * HomeHandoff), else passed on once to the home on its ring, or kept until its ring changes if it was
+     * passed on already (the rings differ while nodes come and go).
+     */
+    private void toHome(SessionTransfer message) {
+        var inner = message instanceof SessionTransfer.Redirect redirect ? redirect.message() : message;
+        int home = ring.homeOf(inner.clientId());
+        if (home != self) {
+            if (inner != message) {
+                handoff.stray(inner);
+            } else {
+                send(home, new SessionTransfer.Redirect(inner));
+            }
+        } else if (!handoff.serving()) {
+            handoff.hold(inner);
+        } else if (inner instanceof Claim claim) {
+            onClaim(claim);
+        } else if (inner instanceof Ended ended) {
+            directory.ended(ended.clientId(), ended.token());
+        }
     }
 
     /** At the home: the claim is the latest; the session comes from the claim before it, if any. */
     private void onClaim(Claim claim) {
         var successor = new Successor(claim.shard(), claim.token());
         var previous = directory.claim(claim.clientId(), successor);
+        if (previous.isPresent() && previous.get().equals(successor)) return;  // heard twice across a ring change
         if (previous.isEmpty()) {
             send(claim.shard(), new Handover(claim.clientId(), claim.token(), Optional.empty()));
         } else {
@@ -162,7 +208,7 @@ public final class Sessions<C> {
         } else if (session.isPresent()) {
             table.keepOffline(claim.clientId, claim.token, session.get(), now);
         } else {
-            send(SessionDirectory.homeOf(claim.clientId, shards), new Ended(claim.clientId, claim.token));
+            send(ring.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
         }
     }
 
@@ -173,7 +219,7 @@ public final class Sessions<C> {
      * if its client had just disconnected from this shard; returns its subscriptions to index.
      */
     public List<SessionEffect<C>> recover(RecoveredSession recovered) {
-        long token = (++sequence << 16) | self;
+        long token = nextToken();
         var clientId = recovered.clientId();
         long expiresAt = recovered.expiryInterval() == Session.NEVER_EXPIRES
                 ? Long.MAX_VALUE : recovered.offlineSince() + recovered.expiryInterval() * 1_000_000_000L;
@@ -215,11 +261,90 @@ public final class Sessions<C> {
         directory.forgetShard(peer);
         table.sessionsMayHaveBeenLost();
         for (var claim : claims.values()) {
-            if (claim.next == null && SessionDirectory.homeOf(claim.clientId, shards) == peer) {
+            if (claim.next == null && ring.homeOf(claim.clientId) == peer) {
                 send(peer, new Claim(claim.clientId, self, claim.token));
             }
         }
         return effects.take();
+    }
+
+    // ---- the ring of homes changes (nodes came or went: docs/cluster.md, Homes across nodes)
+
+    /**
+     * This shard takes up {@code newRing}; the shards in {@code gone} are gone with their node. Round 1 of
+     * HomeHandoff: the records of holders this shard kept as home go to their new homes; the sessions held
+     * here and the claims waiting here whose home was gone are told to their new homes (the records went with
+     * it); then every shard of the ring hears that this one adopted it. Claims passed on here meanwhile for
+     * client ids this shard was not home of are ordered or sent on now.
+     */
+    public List<SessionEffect<C>> ringChanged(HomeRing newRing, Set<Integer> gone) {
+        var old = ring;
+        ring = newRing;
+        table.joinMesh(self, newRing);
+        gone.forEach(directory::forgetShard);
+        var handed = new HashMap<Integer, List<Map.Entry<String, Successor>>>();
+        for (var record : directory.takeWhere(clientId -> ring.homeOf(clientId) != self)) {
+            handed.computeIfAbsent(ring.homeOf(record.getKey()), home -> new ArrayList<>()).add(record);
+        }
+        for (var owned : table.all()) {
+            if (!gone.contains(old.homeOf(owned.clientId))) continue;  // its home hands the record over
+            int home = ring.homeOf(owned.clientId);
+            var holder = new Successor(self, owned.token);
+            if (home == self) {
+                directory.restore(owned.clientId, holder);
+            } else {
+                handed.computeIfAbsent(home, h -> new ArrayList<>()).add(Map.entry(owned.clientId, holder));
+            }
+        }
+        for (var claim : List.copyOf(claims.values())) {
+            if (claim.next == null && gone.contains(old.homeOf(claim.clientId))) {
+                send(ring.homeOf(claim.clientId), new Claim(claim.clientId, self, claim.token));
+            }
+        }
+        var peers = new ArrayList<Integer>();
+        for (int shard : ring.shards()) {
+            if (shard == self) continue;
+            peers.add(shard);
+            effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 1, handed.getOrDefault(shard, List.of())));
+        }
+        handoff.adopt(ring.epoch(), peers);
+        handoff.takeStrays().forEach(this::toHome);
+        afterHandoffStep();
+        return effects.take();
+    }
+
+    /**
+     * A peer's step of its ring change, and the records of holders it hands this shard as their home. A record
+     * for a client id already recorded here (two homes ordered its claims while the rings differed) makes its
+     * holder give the session to the claim recorded here; one for a client id this shard is not home of goes
+     * on to its home.
+     */
+    public List<SessionEffect<C>> homes(int from, long epoch, int round, List<Map.Entry<String, Successor>> holders) {
+        var onward = new HashMap<Integer, List<Map.Entry<String, Successor>>>();
+        for (var holder : holders) {
+            var clientId = holder.getKey();
+            int home = ring.homeOf(clientId);
+            var recorded = directory.latest(clientId);
+            if (home != self) {
+                onward.computeIfAbsent(home, h -> new ArrayList<>()).add(holder);
+            } else if (recorded == null) {
+                directory.restore(clientId, holder.getValue());
+            } else if (!recorded.equals(holder.getValue())) {
+                send(holder.getValue().shard(), new Relinquish(clientId, holder.getValue().token(), recorded));
+            }
+        }
+        onward.forEach((home, records) -> effects.add(new SessionEffect.Homes<>(home, handoff.epoch(), 0, records)));
+        if (round == 1) handoff.adopted(from, epoch);
+        if (round == 2) handoff.settled(from, epoch);
+        afterHandoffStep();
+        return effects.take();
+    }
+
+    private void afterHandoffStep() {
+        if (handoff.settleNow()) {
+            for (int shard : ring.shards()) if (shard != self) effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 2, List.of()));
+        }
+        if (handoff.serving()) handoff.takeWaiting().forEach(this::toHome);
     }
 
     /** This shard restarted after a failure: the sessions it held are in the store alone. */
@@ -231,7 +356,7 @@ public final class Sessions<C> {
     public List<Map.Entry<String, Successor>> heldWithHome(int peer) {
         var held = new ArrayList<Map.Entry<String, Successor>>();
         for (var owned : table.all()) {
-            if (SessionDirectory.homeOf(owned.clientId, shards) == peer) held.add(Map.entry(owned.clientId, new Successor(self, owned.token)));
+            if (ring.homeOf(owned.clientId) == peer) held.add(Map.entry(owned.clientId, new Successor(self, owned.token)));
         }
         return held;
     }
