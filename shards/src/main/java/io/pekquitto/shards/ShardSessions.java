@@ -106,8 +106,9 @@ final class ShardSessions {
         }
         if (message instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
             draining.movedTo(handover.clientId(), shard);  // deliveries still bouncing follow the session
-            // What this shard journaled of it is written before the next shard writes it, or reads it back;
-            // meanwhile the shard goes on. While a write fails, nothing will be written soon: it goes now.
+            // What this shard journaled of it is written before the next shard writes it, or reads it back
+            // (one on another node: its end here, so that it is never in two stores); meanwhile the shard
+            // goes on. While a write fails, nothing will be written soon: it goes now.
             long batch = persistence.flush();
             if (!persistence.isWritten(batch) && !persistence.hasUnwritten()) mesh.holdUntilWritten(shard, batch);
         }

@@ -10,6 +10,7 @@ import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Will;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V3Client;
+import io.pekquitto.e2e.V5Client;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -28,10 +32,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Three runnable jars of two shards each on loopback form one cluster whose shards are one mesh (issue 25,
- * routing across nodes): a publish on any node reaches the matching subscribers on every node, once and in
- * order per publisher; a retained message is seen from every node; a shared subscription's members on three
- * nodes get each message once between them; a will reaches a subscriber on another node; and once a node is
+ * Three runnable jars of two shards each, each with its store, on loopback form one cluster whose shards are
+ * one mesh (issue 25): a publish on any node reaches the matching subscribers on every node, once and in order
+ * per publisher; a retained message is seen from every node; a shared subscription's members on three nodes get
+ * each message once between them; a will reaches a subscriber on another node; a client that comes back on
+ * another node finds its session there with what was queued for it, a connection on another node takes a
+ * session over (0x8E), and of 200 connections with one client id on three nodes one is left; once a node is
  * killed and downed, the others forget its shards and route on. Started once for the class, in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -50,7 +56,6 @@ class ClusterRoutingIT {
         nodes.addAll(ClusterNodes.startAll(List.of(first, 0, 0).stream().map(port -> """
                 listeners = [{ host = "127.0.0.1", port = 0 }]
                 shards = 2
-                store.enabled = false
                 cluster { enabled = true, port = %d, seed-nodes = %s, downing.stable-after = 2s }
                 """.formatted(port, seeds)).toList()));
         try {
@@ -189,6 +194,94 @@ class ClusterRoutingIT {
 
     @Test
     @Order(6)
+    void aClientThatComesBackOnAnotherNodeFindsItsSessionWithWhatWasQueued() throws Exception {
+        var first = V5Client.connect(nodes.get(0).port(), "roamer", options -> {
+            options.setCleanStart(false);
+            options.setSessionExpiryInterval(300L);
+        });
+        first.subscribe("roam/t", 1);
+        first.close();  // DISCONNECT: the session waits on node 0, offline
+        try (var publisher = V5Client.connect(nodes.get(1).port(), "roam-pub", options -> {})) {
+            for (int i = 0; i < 20; i++) publisher.publish("roam/t", bytes(Integer.toString(i)), 1, false);
+        }
+        try (var back = V5Client.connect(nodes.get(2).port(), "roamer", options -> {
+            options.setCleanStart(false);
+            options.setSessionExpiryInterval(300L);
+        })) {
+            assertTrue(back.sessionPresent(), "the session moved from node 0 to node 2");
+            var received = back.inbox().next(20, RECEIVE);
+            for (int i = 0; i < 20; i++) assertEquals(Integer.toString(i), received.get(i).text(), "queued, in order");
+            try (var publisher = V5Client.connect(nodes.get(0).port(), "roam-pub-2", options -> {})) {
+                publisher.publish("roam/t", bytes("after"), 1, false);
+            }
+            assertEquals("after", back.inbox().next(Inbox.TIMEOUT).text(), "its subscription is routed to node 2 now");
+            back.inbox().expectNothing(Inbox.QUIET);
+        }
+    }
+
+    @Test
+    @Order(7)
+    void aConnectionOnAnotherNodeTakesTheSessionOverWithSessionTakenOver() throws Exception {
+        var v5 = V5Client.connect(nodes.get(0).port(), "taken-v5", options -> {});
+        try (var taker = V5Client.connect(nodes.get(1).port(), "taken-v5", options -> {})) {
+            var disconnect = v5.disconnected().get(RECEIVE.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(0x8E, disconnect.getReturnCode(), "Session taken over [MQTT-3.1.4-3]");
+            assertTrue(taker.paho().isConnected());
+        }
+        var v3 = V3Client.connect(nodes.get(2).port(), "taken-v3", options -> {});
+        try (var taker = V3Client.connect(nodes.get(0).port(), "taken-v3", options -> {})) {
+            v3.connectionLost().get(RECEIVE.toSeconds(), TimeUnit.SECONDS);  // 3.1.1: the connection is closed
+            assertTrue(taker.paho().isConnected());
+        }
+    }
+
+    @Test
+    @Order(8)
+    void ofTwoHundredConnectionsWithOneClientIdOnThreeNodesOneIsLeft() throws Exception {
+        var pool = Executors.newFixedThreadPool(50);
+        try {
+            var answers = new ArrayList<Future<RawClient>>();
+            for (int i = 0; i < 200; i++) {
+                int node = i % nodes.size();
+                answers.add(pool.submit(() -> {
+                    var client = RawClient.open(nodes.get(node).port());
+                    client.send(Connect.of(RawClient.V5, "storm").bytes());
+                    var answer = client.readOrClosed(RECEIVE);  // CONNACK, or closed: a later claim came first
+                    return answer.isPresent() && answer.get().type() == RawClient.CONNACK ? client : null;
+                }));
+            }
+            var connected = new ArrayList<RawClient>();
+            for (var answer : answers) {
+                var client = answer.get(RECEIVE.toSeconds(), TimeUnit.SECONDS);
+                if (client != null) connected.add(client);
+            }
+            // Every CONNECT is answered: every connection taken over has been told before the last one's CONNACK.
+            int alive = 0;
+            for (var client : connected) {
+                client.send(RawClient.pingReq());
+                var answer = client.readOrClosed(RECEIVE);
+                if (answer.isPresent() && answer.get().type() == RawClient.PINGRESP) {
+                    alive++;
+                } else if (answer.isPresent()) {
+                    assertEquals(RawClient.DISCONNECT, answer.get().type(), answer.get().toString());
+                    assertEquals(0x8E, answer.get().disconnectReason());
+                }
+                client.close();
+            }
+            assertEquals(1, alive, "one connection holds the session [MQTT-3.1.4-3], of " + connected.size() + " answered");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @Order(9)
+    void noNodeLoggedAnError() throws Exception {
+        for (var node : nodes) assertFalse(node.log().contains(" ERROR "), node.log());  // a message Pekko could not (de)serialize, say
+    }
+
+    @Test
+    @Order(10)
     void theShardsOfAKilledNodeAreForgottenAndTheOthersRouteOn() throws Exception {
         // A subscriber on the node to kill: its node's shards are forwarded to until they are gone.
         var doomed = nodes.get(2);

@@ -1,16 +1,16 @@
 package io.pekquitto.cluster.mesh;
 
 import io.pekquitto.protocol.MalformedPacketException;
-import io.pekquitto.protocol.QoS;
-import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.routes.RouteChange;
 import io.pekquitto.shards.routes.SharedGroups;
 import io.pekquitto.shards.session.Availability;
+import io.pekquitto.shards.session.MigratedSession;
+import io.pekquitto.shards.session.MovingSession;
+import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.SessionTransfer;
-import io.pekquitto.shards.session.SubscriptionEntry;
 import java.nio.BufferUnderflowException;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +29,8 @@ public final class MeshCodec {
     public static final String FORWARD_ACK = "A";
     public static final String CONTROL = "C";
 
-    /** What a {@code Handover} that carries a session is refused with (docs/cluster.md, What is not built yet). */
-    public static final String SESSION_NOT_SERIALIZABLE = "a session moving between nodes is not serializable yet";
+    /** What a {@code Handover} that carries a live session is refused with: only its portable form leaves its node. */
+    public static final String LIVE_SESSION = "a live session cannot leave its node; export it first";
 
     /** This JVM's nanosecond clock, which a message's times are on ({@link MessageCodec}). */
     private final LongSupplier clock;
@@ -61,7 +61,7 @@ public final class MeshCodec {
         } else if (message instanceof Shard.ForwardAck ack) {
             out.int32(ack.from()).bool(ack.written());
         } else if (message instanceof Shard.Control control) {
-            writeControl(out.int32(control.from()), control.message(), naming);
+            writeControl(out.int32(control.from()), control.message(), naming, clock.getAsLong());
         } else {
             throw new IllegalArgumentException("not a message of the mesh: " + message.getClass().getName());
         }
@@ -83,7 +83,7 @@ public final class MeshCodec {
             Object message = switch (manifest) {
                 case FORWARD -> readForward(in, naming);
                 case FORWARD_ACK -> new Shard.ForwardAck(naming.sender(in.int32()), in.bool());
-                case CONTROL -> new Shard.Control(naming.sender(in.int32()), readControl(in, naming));
+                case CONTROL -> new Shard.Control(naming.sender(in.int32()), readControl(in, naming, clock.getAsLong()));
                 default -> throw new MeshFormatException("an unknown manifest " + manifest);
             };
             in.end();
@@ -128,7 +128,7 @@ public final class MeshCodec {
         };
     }
 
-    private static void writeControl(MeshOutput out, ControlMessage message, ShardNaming naming) {
+    private static void writeControl(MeshOutput out, ControlMessage message, ShardNaming naming, long now) {
         if (message instanceof ControlMessage.Hello) {
             out.tag(1);
         } else if (message instanceof ControlMessage.Resync resync) {
@@ -138,7 +138,7 @@ public final class MeshCodec {
         } else if (message instanceof ControlMessage.Routes routes) {
             writeRouteChange(out.tag(3), routes.change());
         } else if (message instanceof ControlMessage.Sessions sessions) {
-            writeTransfer(out.tag(4), sessions.transfer(), naming);
+            writeTransfer(out.tag(4), sessions.transfer(), naming, now);
         } else if (message instanceof ControlMessage.Sync sync) {
             out.tag(5).int64(sync.token());
         } else if (message instanceof ControlMessage.SyncAck ack) {
@@ -150,17 +150,17 @@ public final class MeshCodec {
         }
     }
 
-    private static ControlMessage readControl(MeshInput in, ShardNaming naming) {
+    private static ControlMessage readControl(MeshInput in, ShardNaming naming, long now) {
         int tag = in.tag();
         return switch (tag) {
             case 1 -> new ControlMessage.Hello();
             case 2 -> {
                 var routes = new ArrayList<RouteChange>();
-                for (int i = count(in); i > 0; i--) routes.add(readRouteChange(in, naming));
+                for (int i = in.count(); i > 0; i--) routes.add(readRouteChange(in, naming));
                 yield new ControlMessage.Resync(routes, readHolders(in, naming));
             }
             case 3 -> new ControlMessage.Routes(readRouteChange(in, naming));
-            case 4 -> new ControlMessage.Sessions(readTransfer(in, naming));
+            case 4 -> new ControlMessage.Sessions(readTransfer(in, naming, now));
             case 5 -> new ControlMessage.Sync(in.int64());
             case 6 -> new ControlMessage.SyncAck(in.int64());
             case 7 -> new ControlMessage.Homes(in.int64(), in.tag(), readHolders(in, naming));
@@ -194,19 +194,13 @@ public final class MeshCodec {
 
     private static List<Map.Entry<String, SessionTransfer.Successor>> readHolders(MeshInput in, ShardNaming naming) {
         var holders = new ArrayList<Map.Entry<String, SessionTransfer.Successor>>();
-        for (int i = count(in); i > 0; i--) holders.add(Map.entry(in.string(), readSuccessor(in, naming)));
+        for (int i = in.count(); i > 0; i--) holders.add(Map.entry(in.string(), readSuccessor(in, naming)));
         return holders;
     }
 
     /** A record type added to the mesh and not to this codec: a test fails before any node sees it. */
     private static IllegalArgumentException unknown(Object value) {
         return new IllegalArgumentException("the mesh serializer does not know " + value.getClass().getName());
-    }
-
-    private static int count(MeshInput in) {
-        int count = in.int32();
-        if (count < 0) throw new MeshFormatException("a count of " + count);
-        return count;
     }
 
     private static void writeRouteChange(MeshOutput out, RouteChange change) {
@@ -216,11 +210,8 @@ public final class MeshCodec {
             out.tag(2).string(removed.filter());
         } else if (change instanceof RouteChange.Joined joined) {
             var member = joined.member();
-            var options = member.entry().options();
             out.tag(3).string(joined.group()).string(joined.filter()).string(member.clientId()).int32(member.shard())
-                    .tag(options.maximumQos().value()).bool(options.noLocal()).bool(options.retainAsPublished())
-                    .tag(options.retainHandling()).int32(member.entry().subscriptionIdentifier())
-                    .tag(availability(member.availability()));
+                    .entry(member.entry()).tag(availability(member.availability()));
         } else if (change instanceof RouteChange.Left left) {
             out.tag(4).string(left.group()).string(left.filter()).string(left.clientId());
         } else if (change instanceof RouteChange.Available available) {
@@ -241,10 +232,7 @@ public final class MeshCodec {
                 var filter = in.string();
                 var clientId = in.string();
                 int shard = naming.sender(in.int32());
-                int qos = in.tag();
-                if (!QoS.isValid(qos)) throw new MeshFormatException("QoS " + qos);
-                var options = new SubscriptionOptions(QoS.of(qos), in.bool(), in.bool(), in.tag());
-                var entry = new SubscriptionEntry(options, in.int32());
+                var entry = in.entry();
                 yield new RouteChange.Joined(group, filter, new SharedGroups.Member(clientId, shard, entry, availability(in.tag())));
             }
             case 4 -> new RouteChange.Left(in.string(), in.string(), in.string());
@@ -271,40 +259,52 @@ public final class MeshCodec {
         };
     }
 
-    private static void writeTransfer(MeshOutput out, SessionTransfer transfer, ShardNaming naming) {
+    /** A Handover's session goes in its portable form ({@link SessionCodec}), exported by its shard before. */
+    private static void writeTransfer(MeshOutput out, SessionTransfer transfer, ShardNaming naming, long now) {
         if (transfer instanceof SessionTransfer.Claim claim) {
             writeShard(out.tag(1).string(claim.clientId()), claim.shard(), naming);
             out.int64(claim.token());
         } else if (transfer instanceof SessionTransfer.Relinquish relinquish) {
             writeSuccessor(out.tag(2).string(relinquish.clientId()).int64(relinquish.token()), relinquish.to(), naming);
         } else if (transfer instanceof SessionTransfer.Handover handover) {
-            if (handover.session().isPresent()) {
-                throw new IllegalArgumentException(SESSION_NOT_SERIALIZABLE + " (the Handover of client id "
-                        + handover.clientId() + " carries one; issue 25, docs/cluster.md)");
+            var session = handover.session().orElse(null);
+            if (session instanceof MigratedSession) {
+                throw new IllegalArgumentException(LIVE_SESSION + " (the Handover of client id " + handover.clientId() + ")");
             }
-            out.tag(3).string(handover.clientId()).int64(handover.token());
+            out.tag(3).string(handover.clientId()).int64(handover.token()).bool(session != null);
+            if (session != null) SessionCodec.write(out, (PortableSession) session, now);
         } else if (transfer instanceof SessionTransfer.Ended ended) {
             out.tag(4).string(ended.clientId()).int64(ended.token());
         } else if (transfer instanceof SessionTransfer.Redirect redirect) {
-            writeTransfer(out.tag(5), redirect.message(), naming);
+            writeTransfer(out.tag(5), redirect.message(), naming, now);
         } else {
             throw unknown(transfer);
         }
     }
 
-    private static SessionTransfer readTransfer(MeshInput in, ShardNaming naming) {
+    private static SessionTransfer readTransfer(MeshInput in, ShardNaming naming, long now) {
         int tag = in.tag();
         return switch (tag) {
             case 1 -> new SessionTransfer.Claim(in.string(), readShard(in, naming), in.int64());
             case 2 -> new SessionTransfer.Relinquish(in.string(), in.int64(), readSuccessor(in, naming));
-            case 3 -> new SessionTransfer.Handover(in.string(), in.int64(), Optional.empty());
+            case 3 -> readHandover(in, now);
             case 4 -> new SessionTransfer.Ended(in.string(), in.int64());
             case 5 -> {
-                var inner = readTransfer(in, naming);
+                var inner = readTransfer(in, naming, now);
                 if (inner instanceof SessionTransfer.Redirect) throw new MeshFormatException("a redirect of a redirect");
                 yield new SessionTransfer.Redirect(inner);
             }
             default -> throw new MeshFormatException("an unknown session transfer " + tag);
         };
     }
+    private static SessionTransfer.Handover readHandover(MeshInput in, long now) {
+        var clientId = in.string();
+        long token = in.int64();
+        var session = in.bool() ? Optional.<MovingSession>of(SessionCodec.read(in, now)) : Optional.<MovingSession>empty();
+        if (session.isPresent() && !session.get().clientId().equals(clientId)) {
+            throw new MeshFormatException("the Handover of client id " + clientId + " carries the session of " + session.get().clientId());
+        }
+        return new SessionTransfer.Handover(clientId, token, session);
+    }
+
 }

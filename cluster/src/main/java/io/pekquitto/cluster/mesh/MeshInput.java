@@ -3,7 +3,10 @@ package io.pekquitto.cluster.mesh;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.protocol.codec.PropertiesCodec;
+import io.pekquitto.shards.session.SubscriptionEntry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -30,8 +33,19 @@ final class MeshInput {
         return value == 1;
     }
 
+    int uint16() {
+        return buffer.getShort() & 0xFFFF;
+    }
+
     int int32() {
         return buffer.getInt();
+    }
+
+    /** A list's count: its items follow (a count that lies runs out of bytes, nothing is allocated for it). */
+    int count() {
+        int count = int32();
+        if (count < 0) throw new MeshFormatException("a count of " + count);
+        return count;
     }
 
     long int64() {
@@ -63,6 +77,14 @@ final class MeshInput {
     /** A message's properties: those a PUBLISH may carry, checked as the MQTT codec checks them. */
     Properties properties() {
         return PropertiesCodec.decode(buffer, PropertyId.Scope.PUBLISH);
+    }
+
+    /** What {@link MeshOutput#entry} wrote. */
+    SubscriptionEntry entry() {
+        int qos = tag();
+        if (!QoS.isValid(qos)) throw new MeshFormatException("QoS " + qos);
+        var options = new SubscriptionOptions(QoS.of(qos), bool(), bool(), tag());
+        return new SubscriptionEntry(options, int32());
     }
 
     /** Checks that nothing is left over: a longer record than its type is a different format. */

@@ -3,6 +3,7 @@ package io.pekquitto.cluster.mesh;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.codec.PropertiesCodec;
+import io.pekquitto.shards.session.SubscriptionEntry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -33,6 +34,13 @@ final class MeshOutput {
 
     MeshOutput bool(boolean value) {
         return tag(value ? 1 : 0);
+    }
+
+    /** An unsigned 16-bit integer: a packet identifier. */
+    MeshOutput uint16(int value) {
+        if (value < 0 || value > 0xFFFF) throw new IllegalArgumentException("not an unsigned 16-bit integer: " + value);
+        room(Short.BYTES).putShort((short) value);
+        return this;
     }
 
     MeshOutput int32(int value) {
@@ -70,6 +78,13 @@ final class MeshOutput {
     MeshOutput properties(Properties properties) {
         PropertiesCodec.encode(room(PropertiesCodec.encodedSize(properties)), properties);
         return this;
+    }
+
+    /** A subscription's options (QoS, No Local, Retain As Published, Retain Handling) and its Subscription Identifier. */
+    MeshOutput entry(SubscriptionEntry entry) {
+        var options = entry.options();
+        return tag(options.maximumQos().value()).bool(options.noLocal()).bool(options.retainAsPublished())
+                .tag(options.retainHandling()).int32(entry.subscriptionIdentifier());
     }
 
     byte[] toByteArray() {

@@ -46,7 +46,7 @@ public final class MeshSerializer extends SerializerWithStringManifest {
         return MeshCodec.manifest(message);
     }
 
-    /** @throws IllegalArgumentException for a {@code Handover} carrying a session, which is not serializable yet */
+    /** @throws IllegalArgumentException for a {@code Handover} carrying a live session: only a portable one leaves its node */
     @Override
     public byte[] toBinary(Object message) {
         var body = codec.encode(message, NodeMesh.get(Adapter.toTyped(system)).peers()

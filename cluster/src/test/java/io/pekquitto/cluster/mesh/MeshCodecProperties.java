@@ -3,6 +3,8 @@ package io.pekquitto.cluster.mesh;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.mesh.ControlMessage;
+import io.pekquitto.shards.session.SessionTransfer;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -11,7 +13,7 @@ import net.jqwik.api.Provide;
 /**
  * Every mesh message comes out of the codec as it went in, on a node whose clock reads anything: its
  * messages' times as far from the receiver's now as they were from the sender's (their age and their
- * time to expiry kept).
+ * time to expiry kept), a moving session's durations as they were.
  */
 class MeshCodecProperties {
     @Provide
@@ -45,5 +47,19 @@ class MeshCodecProperties {
     @Provide
     Arbitrary<Shard.Forward> forwards() {
         return MeshMessages.forwards();
+    }
+
+    @Property(tries = 500)
+    void aHandoverCarriesAPortableSessionToAnotherClock(@ForAll("handovers") SessionTransfer.Handover handover, @ForAll int from,
+                                                        @ForAll long sentAt, @ForAll long arrivesAt) {
+        var control = new Shard.Control(from, new ControlMessage.Sessions(handover));
+        var arrived = new MeshCodec(() -> arrivesAt).decode(new MeshCodec(() -> sentAt).encode(control), MeshCodec.CONTROL);
+        // Every field as it was sent: its messages as old on the receiver's clock, its durations unchanged.
+        assertEquals(MeshMessages.shifted(control, arrivesAt - sentAt), arrived);
+    }
+
+    @Provide
+    Arbitrary<SessionTransfer.Handover> handovers() {
+        return MeshMessages.handovers();
     }
 }

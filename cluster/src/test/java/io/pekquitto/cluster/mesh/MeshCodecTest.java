@@ -10,32 +10,85 @@ import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.SubscriptionOptions;
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.MigratedSession;
+import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionTransfer;
+import io.pekquitto.shards.session.SubscriptionEntry;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class MeshCodecTest {
     private final MeshCodec codec = new MeshCodec(() -> 1_000_000_000L);
 
     @Test
-    void aHandoverWithASessionIsRefusedNamingWhatIsNotBuilt() {
-        var session = new MigratedSession(new Session("c1", 10, false), Map.of(), 0, 0, Optional.empty(), false);
+    void aHandoverWithALiveSessionIsRefusedNamingItsClient() {
+        var session = new MigratedSession(new Session("c1", 10, false), Map.of(), 60, 0, Optional.empty(), false);
         var handover = new Shard.Control(2, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 7, Optional.of(session))));
         var refused = assertThrows(IllegalArgumentException.class, () -> codec.encode(handover));
-        assertTrue(refused.getMessage().startsWith("a session moving between nodes is not serializable yet"), refused.getMessage());
+        assertTrue(refused.getMessage().startsWith("a live session cannot leave its node; export it first"), refused.getMessage());
         assertTrue(refused.getMessage().contains("c1"), refused.getMessage());
         var empty = new Shard.Control(2, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 7, Optional.empty())));
         assertEquals(empty, codec.decode(codec.encode(empty), MeshCodec.CONTROL), "a Handover without a session goes");
+    }
+
+    /** A session without messages (their layout is a Message's), awaiting PUBREL for 5, subscribed to a/+, expiring in 3 s. */
+    private static final PortableSession PORTABLE = new PortableSession("c", new PortableSession.Limits(100, 0, false), List.of(),
+            List.of(), Set.of(5), 2, Map.of("a/+", new SubscriptionEntry(new SubscriptionOptions(QoS.AT_LEAST_ONCE, false, true, 1), 9)),
+            60, Optional.of(Duration.ofSeconds(3)), Optional.empty());
+    private static final byte[] PORTABLE_HANDOVER = {
+        0, 0, 0, 1, 4, 3, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 7, 1,  // from, Sessions, Handover, "c", token 7, a session
+        0, 1, 'c', 0, 0, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0,     // "c", 100 messages, no byte limit, no QoS 0 kept
+        0, 0, 0, 0, 0, 0, 0, 0,                                 // nothing in flight, nothing queued
+        0, 0, 0, 1, 0, 5, 0, 0, 0, 0, 0, 0, 0, 2,               // awaiting PUBREL: 5; 2 dropped
+        0, 0, 0, 1, 0, 3, 'a', '/', '+', 1, 0, 1, 1, 0, 0, 0, 9, // a/+: QoS 1, Retain As Published, Retain Handling 1, id 9
+        0, 0, 0, 0, 0, 0, 0, 60, 1, 0, 0, 0, 0, (byte) 0xB2, (byte) 0xD0, 0x5E, 0, 0  // 60 s, expiring in 3e9 ns, no will
+    };
+
+    @Test
+    void theLayoutOfAHandoverWithAPortableSession() {
+        var handover = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.Handover("c", 7, Optional.of(PORTABLE))));
+        assertArrayEquals(PORTABLE_HANDOVER, codec.encode(handover));
+        assertEquals(handover, codec.decode(PORTABLE_HANDOVER, MeshCodec.CONTROL));
+    }
+
+    @Test
+    void aPortableSessionThatBreaksItsRulesIsRefused() {
+        var zeroPacketId = PORTABLE_HANDOVER.clone();
+        zeroPacketId[47] = 0;  // awaiting PUBREL for packet identifier 0 [MQTT-2.2.1-3]
+        assertThrows(MeshFormatException.class, () -> codec.decode(zeroPacketId, MeshCodec.CONTROL));
+        var otherClient = PORTABLE_HANDOVER.clone();
+        otherClient[20] = 'd';  // the Handover of c carries the session of d
+        var refused = assertThrows(MeshFormatException.class, () -> codec.decode(otherClient, MeshCodec.CONTROL));
+        assertTrue(refused.getMessage().contains("carries the session of d"), refused.getMessage());
+        var noExpiry = PORTABLE_HANDOVER.clone();
+        noExpiry[80] = 0;  // an interval of 0: such a session ends with its connection, it never moves
+        assertThrows(MeshFormatException.class, () -> codec.decode(noExpiry, MeshCodec.CONTROL));
+        var awaitingTwice = spliced(PORTABLE_HANDOVER, 46, (byte) 0, (byte) 5);  // 5, 5
+        awaitingTwice[45] = 2;
+        assertThrows(MeshFormatException.class, () -> codec.decode(awaitingTwice, MeshCodec.CONTROL), "awaiting PUBREL twice");
+        var subscribedTwice = spliced(PORTABLE_HANDOVER, 73, Arrays.copyOfRange(PORTABLE_HANDOVER, 60, 73));  // a/+, a/+
+        subscribedTwice[59] = 2;
+        assertThrows(MeshFormatException.class, () -> codec.decode(subscribedTwice, MeshCodec.CONTROL), "a filter twice");
+    }
+
+    /** {@code bytes} with {@code inserted} at {@code at}. */
+    private static byte[] spliced(byte[] bytes, int at, byte... inserted) {
+        var result = Arrays.copyOf(bytes, bytes.length + inserted.length);
+        System.arraycopy(inserted, 0, result, at, inserted.length);
+        System.arraycopy(bytes, at, result, at + inserted.length, bytes.length - at);
+        return result;
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.pekquitto.shards.routes.RouteChange;
 import io.pekquitto.shards.routes.SharedGroups;
 import io.pekquitto.shards.session.Availability;
 import io.pekquitto.shards.session.Message;
+import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.SubscriptionEntry;
 import java.util.HexFormat;
@@ -94,11 +95,14 @@ final class MeshMessages {
         return Combinators.combine(Arbitraries.integers(), Arbitraries.of(true, false)).as(Shard.ForwardAck::new);
     }
 
-    static Arbitrary<RouteChange> routeChanges() {
+    static Arbitrary<SubscriptionEntry> entries() {
         var options = Combinators.combine(qos(), Arbitraries.of(true, false), Arbitraries.of(true, false),
                 Arbitraries.integers().between(0, 2)).as(SubscriptionOptions::new);
-        var entry = Combinators.combine(options, Arbitraries.integers().between(0, 268_435_455)).as(SubscriptionEntry::new);
-        var member = Combinators.combine(strings(), Arbitraries.integers(), entry, Arbitraries.of(Availability.class))
+        return Combinators.combine(options, Arbitraries.integers().between(0, 268_435_455)).as(SubscriptionEntry::new);
+    }
+
+    static Arbitrary<RouteChange> routeChanges() {
+        var member = Combinators.combine(strings(), Arbitraries.integers(), entries(), Arbitraries.of(Availability.class))
                 .as(SharedGroups.Member::new);
         return Arbitraries.oneOf(
                 strings().map(RouteChange.InterestAdded::new),
@@ -112,17 +116,24 @@ final class MeshMessages {
         return Combinators.combine(Arbitraries.integers(), Arbitraries.longs()).as(SessionTransfer.Successor::new);
     }
 
-    /** Every transfer; a {@code Handover} without a session only (one with a session is refused). */
+    /** Every transfer; a {@code Handover} without a session or with a portable one (a live one never leaves its node). */
     static Arbitrary<SessionTransfer> transfers() {
         var tokens = Arbitraries.longs();
         return Arbitraries.oneOf(
                 Combinators.combine(strings(), Arbitraries.integers(), tokens).as(SessionTransfer.Claim::new),
                 Combinators.combine(strings(), tokens, successors()).as(SessionTransfer.Relinquish::new),
                 Combinators.combine(strings(), tokens).as((id, token) -> new SessionTransfer.Handover(id, token, Optional.empty())),
+                handovers(),
                 Combinators.combine(strings(), tokens).as(SessionTransfer.Ended::new),
                 Combinators.combine(strings(), Arbitraries.integers(), tokens)
                         .as((id, shard, token) -> new SessionTransfer.Redirect(new SessionTransfer.Claim(id, shard, token))),
                 Combinators.combine(strings(), tokens).as((id, token) -> new SessionTransfer.Redirect(new SessionTransfer.Ended(id, token))));
+    }
+
+    /** A Handover carrying a session in its portable form. */
+    static Arbitrary<SessionTransfer.Handover> handovers() {
+        return Combinators.combine(PortableSessions.sessions(), Arbitraries.longs())
+                .as((session, token) -> new SessionTransfer.Handover(session.clientId(), token, Optional.of(session)));
     }
 
     static Arbitrary<ControlMessage> controlMessages() {
@@ -149,6 +160,12 @@ final class MeshMessages {
 
     /** {@code message} with its messages' times moved by {@code delta} (as they arrive on another clock). */
     static Object shifted(Object message, long delta) {
+        if (message instanceof Shard.Control control && control.message() instanceof ControlMessage.Sessions sessions
+                && sessions.transfer() instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
+            var session = PortableSessions.shifted((PortableSession) handover.session().get(), delta);
+            return new Shard.Control(control.from(), new ControlMessage.Sessions(
+                    new SessionTransfer.Handover(handover.clientId(), handover.token(), Optional.of(session))));
+        }
         if (!(message instanceof Shard.Forward forward)) return message;
         return new Shard.Forward(forward.from(), forward.items().stream().map(item -> {
             if (item instanceof Forwarded.Published p) return (Forwarded) new Forwarded.Published(p.publisherId(), shifted(p.message(), delta));

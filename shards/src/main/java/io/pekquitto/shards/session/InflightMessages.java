@@ -112,6 +112,11 @@ final class InflightMessages {
         return byPacketId.values();
     }
 
+    /** The messages in flight by packet identifier, in send order. */
+    Map<Integer, Outgoing> byPacketId() {
+        return Collections.unmodifiableMap(byPacketId);
+    }
+
     int size() {
         return byPacketId.size();
     }

@@ -37,18 +37,19 @@ public final class Session {
     /** The Session Expiry Interval that means "never" (3.1.2.11.2). */
     public static final long NEVER_EXPIRES = 0xFFFF_FFFFL;
 
+    // Package-private: SessionExport reads them and SessionImport sets them, when the session changes nodes.
     private final String clientId;
-    private final int maxQueuedMessages;
-    private final boolean queueQos0Messages;
-    private final long maxQueuedBytes;
+    final int maxQueuedMessages;
+    final boolean queueQos0Messages;
+    final long maxQueuedBytes;
 
     /** Messages not yet sent, oldest first. */
-    private final QueuedMessages queue = new QueuedMessages();
+    final QueuedMessages queue = new QueuedMessages();
     /** Sent QoS 1/2 messages awaiting PUBACK / PUBREC / PUBCOMP. */
-    private final InflightMessages inflight = new InflightMessages();
+    final InflightMessages inflight = new InflightMessages();
     /** Incoming QoS 2 packet identifiers delivered onwards and awaiting PUBREL (4.3.3, method B); shared and empty until the first. */
-    private Set<Integer> awaitingPubRel = Collections.emptySet();
-    private long droppedMessages;
+    Set<Integer> awaitingPubRel = Collections.emptySet();
+    long droppedMessages;
     /** Null unless the session is persistent and a store keeps it: most sessions of a busy broker are not. */
     private KeptJournal kept;
     /** The budget of the shard that holds the session; {@link MemoryBudget#NONE} while it travels between shards. */
@@ -269,7 +270,7 @@ public final class Session {
     }
 
     /** Up to {@code atMost} spilled messages back from the journal. */
-    private void readSpilled(int atMost) {
+    void readSpilled(int atMost) {
         if (atMost <= 0) return;
         var heldElsewhere = new HashSet<Long>();
         for (var outgoing : inflight.all()) heldElsewhere.add(outgoing.seq());

@@ -33,7 +33,7 @@ import java.util.function.Function;
  *
  * <p>A session whose expiry interval is not 0 is persistent: it and its changes go to the shard's
  * {@link SessionJournal}, and it ends there when it ends here. Keyed by client id, it needs no write
- * when it moves to another shard.
+ * when it moves to another shard of its node; to another node it goes portable ({@link NodeCrossing}).
  *
  * <p>Every session held counts against the shard's {@link MemoryBudget}, what it holds and its own cost; past
  * it, a new persistent session is refused (0x97 Quota exceeded); resumed and clean sessions still connect.
@@ -50,17 +50,20 @@ final class SessionTable<C> {
     private final Effects<C> effects;
     private final SessionJournal journal;
     private final MemoryBudget memory;
+    private final NodeCrossing crossing;
     private int self;
     private HomeRing ring = HomeRing.local(1);
     /** Sessions ended by their expiry, and messages an offline session could not queue: for $SYS. */
     private long expired;
     private long droppedOffline;
 
-    SessionTable(Function<String, Session> newSession, Effects<C> effects, SessionJournal journal, MemoryBudget memory) {
+    SessionTable(Function<String, Session> newSession, Effects<C> effects, SessionJournal journal, MemoryBudget memory,
+                 NodeCrossing crossing) {
         this.newSession = newSession;
         this.effects = effects;
         this.journal = journal;
         this.memory = memory;
+        this.crossing = crossing;
     }
 
     void joinMesh(int selfIndex, HomeRing homes) {  // the ring changes as nodes come and go
@@ -141,16 +144,14 @@ final class SessionTable<C> {
     private MigratedSession lostSession(String clientId, long now) {
         var stored = journal.storedSession(clientId, newSession).orElse(null);
         if (stored == null) return null;
-        long expiresAt = stored.expiryInterval() == Session.NEVER_EXPIRES
-                ? Long.MAX_VALUE : stored.offlineSince() + stored.expiryInterval() * 1_000_000_000L;
-        if (expiresAt - now <= 0) {
+        var lost = MigratedSession.recovered(stored);
+        if (lost.expiresAt() - now <= 0) {
             journal.ended(clientId);  // it expired meanwhile: the client starts anew, and a will waiting goes now
             stored.session().journalTo(SessionJournal.NONE);
             stored.will().ifPresent(pending -> effects.add(new PublishWill<>(clientId, pending.messageAt(now))));
             return null;
         }
-        return new MigratedSession(stored.session(), stored.subscriptions(), stored.expiryInterval(), expiresAt,
-                stored.will(), false);
+        return lost;
     }
 
     /** A shard restarted after a failure: a client may come back to a session only the store still holds. */
@@ -282,7 +283,7 @@ final class SessionTable<C> {
     }
 
     private void detached(OwnedSession<C> owned, long now) {
-        owned.expiresAt = deadline(now, owned.sessionExpiryInterval);
+        owned.expiresAt = MigratedSession.expiresAt(now, owned.sessionExpiryInterval);
         if (owned.next != null) {
             handOver(owned, owned.next, now);
         } else if (owned.sessionExpiryInterval == 0) {
@@ -301,10 +302,6 @@ final class SessionTable<C> {
         if (owned.pendingWill != null) startWillTimer(owned, now);
     }
 
-    private static long deadline(long now, long seconds) {
-        return seconds == Session.NEVER_EXPIRES ? Long.MAX_VALUE : now + seconds * 1_000_000_000L;
-    }
-
     // ---- a later claim takes the session
 
     /** The home tells the holder of {@code token} to hand the session on; false if it holds no such session. */
@@ -320,7 +317,7 @@ final class SessionTable<C> {
             byConnection.remove(owned.connection);
             owned.connection = null;
             owned.attaching = false;
-            owned.expiresAt = deadline(now, owned.sessionExpiryInterval);
+            owned.expiresAt = MigratedSession.expiresAt(now, owned.sessionExpiryInterval);
             handOver(owned, next, now);
         } else {
             owned.next = next;  // the session follows the connection's release
@@ -343,7 +340,8 @@ final class SessionTable<C> {
         }
         var migrated = new MigratedSession(owned.session, owned.subscriptions, owned.sessionExpiryInterval,
                 owned.expiresAt, Optional.ofNullable(owned.pendingWill), local);
-        transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(migrated)));
+        var moving = crossing.leaving(next.shard(), migrated, now);  // portable to another node
+        transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(moving)));
     }
 
     /** A session moving within the shard goes on to another shard: its subscriptions leave the indexes. */

@@ -22,8 +22,11 @@ public sealed interface SessionTransfer {
     /** From the home to the holder of {@code token}: hand the session to claim {@code to} instead. */
     record Relinquish(String clientId, long token, Successor to) implements SessionTransfer {}
 
-    /** The session for claim {@code token}: moving to it, or none (there is none, or it ended). */
-    record Handover(String clientId, long token, Optional<MigratedSession> session) implements SessionTransfer {}
+    /**
+     * The session for claim {@code token}: moving to it, or none (there is none, or it ended); live within
+     * a node, portable to another ({@link MovingSession}).
+     */
+    record Handover(String clientId, long token, Optional<MovingSession> session) implements SessionTransfer {}
 
     /** To the home: the session held under {@code token} ended. */
     record Ended(String clientId, long token) implements SessionTransfer {}

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 
 /**
  * The session rules of one shard: the sessions it holds ({@link SessionTable}), the CONNECTs waiting
@@ -33,6 +34,7 @@ import java.util.function.Function;
 public final class Sessions<C> {
     private final Effects<C> effects = new Effects<>();
     private final SessionTable<C> table;
+    private final NodeCrossing crossing;
     private final SessionDirectory directory = new SessionDirectory();
     private final Map<Long, PendingClaim<C>> claims = new HashMap<>();
     private final Map<C, PendingClaim<C>> claimsByConnection = new HashMap<>();
@@ -55,7 +57,16 @@ public final class Sessions<C> {
 
     /** @param memory the shard's memory budget, which the sessions held here count against */
     public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory) {
-        this.table = new SessionTable<>(newSession, effects, journal, memory);
+        this(newSession, journal, memory, shard -> false);
+    }
+
+    /**
+     * @param isRemote whether a shard is on another node: a session goes to it in its portable form, and
+     *                 one that comes from it is rebuilt here ({@link NodeCrossing}); asked at each move
+     */
+    public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory, IntPredicate isRemote) {
+        this.crossing = new NodeCrossing(isRemote, journal, memory);
+        this.table = new SessionTable<>(newSession, effects, journal, memory, crossing);
     }
 
     /** This shard's index among {@code shardCount}, a node's shards alone. */
@@ -193,23 +204,30 @@ public final class Sessions<C> {
         while (claim != null && claim.next != null && claim.next.shard() == self) {
             claim = claims.remove(claim.next.token());
         }
-        if (claim == null) {  // a claim lost with a restarted shard's state
-            session.ifPresent(lost -> lost.session().leaveMemory());
+        if (claim == null) {
+            // A claim lost with a restarted shard's state: the store keeps the session (one from another node
+            // is journaled here first), and gives it back when its client claims it again (lostSession).
+            session.ifPresent(lost -> crossing.arriving(lost, now).session().leaveMemory());
             return;
         }
         if (claim.connection != null) claimsByConnection.remove(claim.connection);
         if (claim.next != null) {
-            var clientId = claim.clientId;
             var next = claim.next;
-            session.ifPresent(moving -> moving.session().leaveMemory());  // it goes on to another shard
-            send(next.shard(), new Handover(clientId, next.token(), session.map(s -> table.unindexed(clientId, s))));
+            send(next.shard(), new Handover(claim.clientId, next.token(), session.map(moving -> passOn(moving, next.shard(), now))));
         } else if (claim.connection != null) {
-            table.attach(claim, session, now);
+            table.attach(claim, session.map(arrived -> crossing.arriving(arrived, now)), now);
         } else if (session.isPresent()) {
-            table.keepOffline(claim.clientId, claim.token, session.get(), now);
+            table.keepOffline(claim.clientId, claim.token, crossing.arriving(session.get(), now), now);
         } else {
             send(ring.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
         }
+    }
+
+    /** A session that arrived for a claim already relinquished goes on to {@code shard}: a portable one as it is. */
+    private MovingSession passOn(MovingSession moving, int shard, long now) {
+        if (!(moving instanceof MigratedSession live)) return moving;
+        live.session().leaveMemory();  // it goes on to another shard
+        return crossing.leaving(shard, table.unindexed(live.clientId(), live), now);
     }
 
     // ---- recovery at start
@@ -221,11 +239,7 @@ public final class Sessions<C> {
     public List<SessionEffect<C>> recover(RecoveredSession recovered) {
         long token = nextToken();
         var clientId = recovered.clientId();
-        long expiresAt = recovered.expiryInterval() == Session.NEVER_EXPIRES
-                ? Long.MAX_VALUE : recovered.offlineSince() + recovered.expiryInterval() * 1_000_000_000L;
-        var migrated = new MigratedSession(recovered.session(), recovered.subscriptions(), recovered.expiryInterval(),
-                expiresAt, recovered.will(), false);
-        table.recover(clientId, token, migrated, recovered.offlineSince());
+        table.recover(clientId, token, MigratedSession.recovered(recovered), recovered.offlineSince());
         directory.claim(clientId, new Successor(self, token));
         return effects.take();
     }

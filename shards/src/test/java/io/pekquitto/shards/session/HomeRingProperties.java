@@ -25,10 +25,9 @@ import net.jqwik.api.constraints.IntRange;
  * The homes of client ids while the ring changes (docs/cluster.md, Homes across nodes): the shards of two nodes,
  * each on a ring of its own node's shards, take up the ring of both at random moments while connections with one
  * client id come and go on any shard, and every message between two shards keeps its order but waits any time.
- * However the steps interleave, every CONNECT is answered and one shard holds the session at the end, with at
- * most one connection. If the second node is new (it orders no claim before it takes the ring up, as a node of a
- * cluster starts), at most one connection holds the session at any moment [MQTT-3.1.4-3]; if both nodes ordered
- * claims on their own before (as two nodes that formed apart), each may hold one until they merge.
+ * The second node is new: it orders no claim before it takes the ring up, as a node of a cluster starts. However
+ * the steps interleave, at most one connection holds the session at any moment [MQTT-3.1.4-3], every CONNECT is
+ * answered, and one shard holds the session at the end.
  */
 class HomeRingProperties {
     private static final String CLIENT = "client";
@@ -61,19 +60,8 @@ class HomeRingProperties {
     @Property(tries = 500)
     void aNodeJoiningAnotherLeavesOneConnectionWithTheSession(@ForAll @IntRange(min = 1, max = 3) int perNode,
                                                                @ForAll("scripts") List<Step> script, @ForAll Random random) {
-        var nodes = new Nodes(perNode, true, random);
+        var nodes = new Nodes(perNode, random);
         nodes.run(script);
-        nodes.assertQuiet();
-    }
-
-    @Property(tries = 500)
-    void twoNodesThatServedAloneMergeIntoOneConnectionWithTheSession(@ForAll @IntRange(min = 1, max = 3) int perNode,
-                                                                      @ForAll("scripts") List<Step> script,
-                                                                      @ForAll Random random) {
-        var nodes = new Nodes(perNode, false, random);
-        nodes.allowTwoBeforeMerge = true;  // each node ordered its own claims: two may hold a session until they merge
-        nodes.run(script);
-        nodes.allowTwoBeforeMerge = false;
         nodes.assertQuiet();
     }
 
@@ -96,10 +84,8 @@ class HomeRingProperties {
         final List<String> releases = new ArrayList<>();
         final List<Runnable> barriers = new ArrayList<>();
         int connections;
-        /** Whether two connections may hold a session at once (until the end: both nodes ordered claims alone before). */
-        boolean allowTwoBeforeMerge;
 
-        Nodes(int perNode, boolean secondIsNew, Random random) {
+        Nodes(int perNode, Random random) {
             this.count = 2 * perNode;
             this.random = random;
             var all = new int[count];
@@ -114,7 +100,7 @@ class HomeRingProperties {
             for (int i = 0; i < count; i++) {
                 var sessions = new Sessions<String>(id -> new Session(id, 100, false));
                 boolean onSecond = i >= perNode;
-                sessions.joinMesh(i, onSecond ? new HomeRing(2, second) : new HomeRing(1, first), onSecond && secondIsNew);
+                sessions.joinMesh(i, onSecond ? new HomeRing(2, second) : new HomeRing(1, first), onSecond);
                 shards.add(sessions);
                 toAdopt.add(i);
             }
@@ -205,7 +191,7 @@ class HomeRingProperties {
                 } else if (effect instanceof SessionEffect.Attach<String> attach) {
                     var connection = attach.connection();
                     assertEquals(State.WAITING, states.get(connection), () -> connection + " attached twice");
-                    if (!allowTwoBeforeMerge) assertNull(attached(), "at most one connection holds the session at a time");
+                    assertNull(attached(), "at most one connection holds the session at a time");
                     states.put(connection, State.ATTACHED);
                     held.put(connection, attach.session());
                 } else if (effect instanceof SessionEffect.AwaitPeers<String> await) {
@@ -216,7 +202,7 @@ class HomeRingProperties {
 
         private String attached() {
             var attached = states.entrySet().stream().filter(e -> e.getValue() == State.ATTACHED).map(Map.Entry::getKey).toList();
-            if (!allowTwoBeforeMerge) assertTrue(attached.size() <= 1, () -> "attached at once: " + attached);
+            assertTrue(attached.size() <= 1, () -> "attached at once: " + attached);
             return attached.isEmpty() ? null : attached.get(0);
         }
 
