@@ -66,7 +66,7 @@ public final class ClusterConfig {
      * as large as the largest packet a client may send, with room for what the mesh adds to it.
      */
     static long maximumFrameSize(int maxPacketSize) {
-        return Math.max(2 * MeshPeers.REMOTE_BATCH_BYTES, maxPacketSize + 64L * 1024);
+        return MeshPeers.frameBytes(maxPacketSize);
     }
 
     /**

@@ -189,7 +189,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.connections = new ShardConnections(context, environment, dispatcher, this::resume);
         this.retained = new RetainedMessages(settings.retainAvailable(), environment.memory(), settings.shards());
         this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
-        this.sessions = new Sessions<>(this::newSession, persistence.journal(), environment.memory(), mesh::isRemote);
+        this.sessions = new Sessions<>(this::newSession, persistence.journal(), environment.memory(), mesh::isRemote,
+                MeshPeers.sessionBytes(settings.maxPacketSize()));
         this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
         this.turns = new DurableTurns(persistence, mesh);
         this.subscriptions = new ShardSubscriptions(sessions, routes, retained, mesh, router);

@@ -22,6 +22,18 @@ public final class MeshPeers {
      * frames between nodes are sized above it (and above the largest packet) by the cluster's configuration.
      */
     public static final long REMOTE_BATCH_BYTES = 256 * 1024;
+    /** Room in a frame for what the mesh adds to the messages it carries. */
+    private static final long FRAME_MARGIN = 64 * 1024;
+
+    /** The largest message between nodes: a forwarded batch, or one message as large as the largest packet, and the margin. */
+    public static long frameBytes(int maxPacketSize) {
+        return Math.max(2 * REMOTE_BATCH_BYTES, maxPacketSize + FRAME_MARGIN);
+    }
+
+    /** What a session moving to another node may carry at most: one frame but the margin. */
+    public static long sessionBytes(int maxPacketSize) {
+        return frameBytes(maxPacketSize) - FRAME_MARGIN;
+    }
 
     private final int localShards;
     /** This node's name, as the others name it ({@code system@host:port} in a cluster). */

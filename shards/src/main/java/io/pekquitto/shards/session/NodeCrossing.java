@@ -13,18 +13,21 @@ import java.util.function.IntPredicate;
  */
 final class NodeCrossing {
     private final IntPredicate isRemote;
+    private final long portableBytes;
     private final SessionJournal journal;
     private final MemoryBudget memory;
 
-    NodeCrossing(IntPredicate isRemote, SessionJournal journal, MemoryBudget memory) {
+    /** @param portableBytes what a session leaving its node may carry at most (its newest queued messages are dropped past it) */
+    NodeCrossing(IntPredicate isRemote, long portableBytes, SessionJournal journal, MemoryBudget memory) {
         this.isRemote = isRemote;
+        this.portableBytes = portableBytes;
         this.journal = journal;
         this.memory = memory;
     }
 
     /** The session as it goes to {@code shard}, out of this shard's indexes and budget already: portable if that is on another node. */
     MovingSession leaving(int shard, MigratedSession session, long now) {
-        return isRemote.test(shard) ? SessionExport.export(session, journal, now) : session;
+        return isRemote.test(shard) ? SessionExport.export(session, journal, now).within(portableBytes) : session;
     }
 
     /** A session that arrived to stay on this shard: rebuilt here if it came from another node. */

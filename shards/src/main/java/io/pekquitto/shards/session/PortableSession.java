@@ -1,7 +1,9 @@
 package io.pekquitto.shards.session;
 
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.protocol.codec.PropertiesCodec;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +51,30 @@ public record PortableSession(String clientId, Limits limits, List<InFlight> inF
         if (expiresIn.isPresent() == (sessionExpiryInterval == Session.NEVER_EXPIRES)) {
             throw new IllegalArgumentException("expires in " + expiresIn + " with an interval of " + sessionExpiryInterval);
         }
+    }
+
+    /**
+     * This session, its newest queued messages dropped and counted until what it carries weighs at most
+     * {@code bytes}: a session moves between nodes in one message, which Pekko's frame bounds (MeshPeers.sessionBytes).
+     */
+    public PortableSession within(long bytes) {
+        long weight = 0;
+        for (var flight : inFlight) weight += weight(flight.message());
+        for (var message : queued) weight += weight(message);
+        if (weight <= bytes) return this;
+        var kept = new ArrayList<>(queued);
+        long dropped = droppedMessages;
+        while (weight > bytes && !kept.isEmpty()) {
+            weight -= weight(kept.remove(kept.size() - 1));
+            dropped++;
+        }
+        return new PortableSession(clientId, limits, inFlight, kept, awaitingPubRel, dropped, subscriptions,
+                sessionExpiryInterval, expiresIn, will);
+    }
+
+    /** What a message weighs on the wire, at most: its topic in UTF-8, payload and properties, and its other fields. */
+    private static long weight(Message message) {
+        return 3L * message.topic().length() + message.payload().length() + PropertiesCodec.encodedSize(message.properties()) + 128;
     }
 
     /** The queue's limits the session was made with: {@code max-queued-messages}, {@code max-queued-bytes}, {@code queue-qos0-messages}. */

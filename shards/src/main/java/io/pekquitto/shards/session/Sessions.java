@@ -65,7 +65,13 @@ public final class Sessions<C> {
      *                 one that comes from it is rebuilt here ({@link NodeCrossing}); asked at each move
      */
     public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory, IntPredicate isRemote) {
-        this.crossing = new NodeCrossing(isRemote, journal, memory);
+        this(newSession, journal, memory, isRemote, Long.MAX_VALUE);
+    }
+
+    /** @param portableBytes what a session leaving for another node carries at most (PortableSession.within) */
+    public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory, IntPredicate isRemote,
+                    long portableBytes) {
+        this.crossing = new NodeCrossing(isRemote, portableBytes, journal, memory);
         this.table = new SessionTable<>(newSession, effects, journal, memory, crossing);
     }
 

@@ -1,6 +1,7 @@
 package io.pekquitto.shards.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.pekquitto.protocol.Binary;
@@ -77,5 +78,18 @@ class PortableSessionFormTest {
         awaiting.clear();
         assertEquals(1, session.queued().size());
         assertEquals(Set.of(3), session.awaitingPubRel());
+    }
+
+    @Test
+    void aSessionTooHeavyForOneFrameLeavesWithoutItsNewestQueuedMessagesCounted() {
+        var big = Message.received("t", Binary.of(new byte[1_000]), QoS.AT_LEAST_ONCE, false, Properties.NONE, 0);
+        var inFlight = new PortableSession.InFlight(1, big, false);
+        var queued = List.of(message(QoS.AT_LEAST_ONCE), big, big, big);
+        var heavy = new PortableSession("c", LIMITS, List.of(inFlight), queued, Set.of(), 2, Map.of(), 60, IN_A_MINUTE, Optional.empty());
+        assertSame(heavy, heavy.within(10_000), "it fits: as it is");
+        var trimmed = heavy.within(2_500);
+        assertEquals(List.of(inFlight), trimmed.inFlight(), "what is in flight goes");
+        assertEquals(queued.subList(0, 2), trimmed.queued(), "the oldest queued go, the newest are dropped");
+        assertEquals(4, trimmed.droppedMessages(), "and counted");
     }
 }
