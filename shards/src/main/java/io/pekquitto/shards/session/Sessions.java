@@ -20,8 +20,7 @@ import java.util.function.IntPredicate;
 
 /**
  * The session rules of one shard: the sessions it holds ({@link SessionTable}), the CONNECTs waiting
- * for theirs, and, for the client ids whose home it is, the order of their claims
- * ({@link SessionDirectory}). A CONNECT becomes a claim sent to the home; the home makes the holder
+ * for theirs, and, for the client ids whose home it is, the order of their claims ({@link Homes}). A CONNECT becomes a claim sent to the home; the home makes the holder
  * of the previous claim hand the session on ({@link SessionTransfer}); the session arrives, and the
  * claim's connection gets it, or it waits offline, or it goes on to a later claim. So every takeover,
  * on one shard or across shards, however many connections race, closes every connection but the
@@ -35,12 +34,10 @@ public final class Sessions<C> {
     private final Effects<C> effects = new Effects<>();
     private final SessionTable<C> table;
     private final NodeCrossing crossing;
-    private final SessionDirectory directory = new SessionDirectory();
+    private final Homes<C> homes = new Homes<>(effects);
     private final Map<Long, PendingClaim<C>> claims = new HashMap<>();
     private final Map<C, PendingClaim<C>> claimsByConnection = new HashMap<>();
     private int self;
-    private HomeRing ring = HomeRing.local(1);
-    private final HomeHandoff handoff = new HomeHandoff();
     /** Part of every token: tokens of shards of different nodes, or of one shard before and after a restart, differ. */
     private final long incarnation = ThreadLocalRandom.current().nextLong(1 << 23) << 40;
     private long sequence;
@@ -91,8 +88,7 @@ public final class Sessions<C> {
      */
     public void joinMesh(int selfIndex, HomeRing homes, boolean awaitCluster) {
         self = selfIndex;
-        ring = homes;
-        handoff.start(homes.epoch(), awaitCluster);
+        this.homes.join(selfIndex, homes, awaitCluster);
         table.joinMesh(selfIndex, homes);
     }
 
@@ -109,7 +105,7 @@ public final class Sessions<C> {
         var claim = new PendingClaim<>(clientId, token, connection, cleanStart, sessionExpiryInterval);
         claims.put(token, claim);
         claimsByConnection.put(connection, claim);
-        send(ring.homeOf(clientId), new Claim(clientId, self, token));
+        send(homes.homeOf(clientId), new Claim(clientId, self, token));
         return effects.take();
     }
 
@@ -146,44 +142,9 @@ public final class Sessions<C> {
         } else if (message instanceof Handover handover) {
             onHandover(handover, now);
         } else {
-            toHome(message);  // a Claim, an Ended, or one of them passed on
+            homes.receive(message);  // a Claim, an Ended, or one of them passed on
         }
         return effects.take();
-    }
-
-    /**
-     * A claim or an end, ordered here if this shard is the client id's home on its ring (once it serves:
-     * HomeHandoff), else passed on once to the home on its ring, or kept until its ring changes if it was
-     * passed on already (the rings differ while nodes come and go).
-     */
-    private void toHome(SessionTransfer message) {
-        var inner = message instanceof SessionTransfer.Redirect redirect ? redirect.message() : message;
-        int home = ring.homeOf(inner.clientId());
-        if (home != self) {
-            if (inner != message) {
-                handoff.stray(inner);
-            } else {
-                send(home, new SessionTransfer.Redirect(inner));
-            }
-        } else if (!handoff.serving()) {
-            handoff.hold(inner);
-        } else if (inner instanceof Claim claim) {
-            onClaim(claim);
-        } else if (inner instanceof Ended ended) {
-            directory.ended(ended.clientId(), ended.token());
-        }
-    }
-
-    /** At the home: the claim is the latest; the session comes from the claim before it, if any. */
-    private void onClaim(Claim claim) {
-        var successor = new Successor(claim.shard(), claim.token());
-        var previous = directory.claim(claim.clientId(), successor);
-        if (previous.isPresent() && previous.get().equals(successor)) return;  // heard twice across a ring change
-        if (previous.isEmpty()) {
-            send(claim.shard(), new Handover(claim.clientId(), claim.token(), Optional.empty()));
-        } else {
-            send(previous.get().shard(), new Relinquish(claim.clientId(), previous.get().token(), successor));
-        }
     }
 
     /** At the holder of a claim or a session: a later claim takes it. */
@@ -225,7 +186,7 @@ public final class Sessions<C> {
         } else if (session.isPresent()) {
             table.keepOffline(claim.clientId, claim.token, crossing.arriving(session.get(), now), now);
         } else {
-            send(ring.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
+            send(homes.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
         }
     }
 
@@ -246,7 +207,7 @@ public final class Sessions<C> {
         long token = nextToken();
         var clientId = recovered.clientId();
         table.recover(clientId, token, MigratedSession.recovered(recovered), recovered.offlineSince());
-        directory.claim(clientId, new Successor(self, token));
+        homes.recovered(clientId, new Successor(self, token));
         return effects.take();
     }
 
@@ -278,10 +239,10 @@ public final class Sessions<C> {
      * client ids. Returns the claims waiting here whose home it is, sent again.
      */
     public List<SessionEffect<C>> peerRestarted(int peer) {
-        directory.forgetShard(peer);
+        homes.forgetShard(peer);
         table.sessionsMayHaveBeenLost();
         for (var claim : claims.values()) {
-            if (claim.next == null && ring.homeOf(claim.clientId) == peer) {
+            if (claim.next == null && homes.homeOf(claim.clientId) == peer) {
                 send(peer, new Claim(claim.clientId, self, claim.token));
             }
         }
@@ -294,77 +255,35 @@ public final class Sessions<C> {
      * This shard takes up {@code newRing}; the shards in {@code gone} are gone with their node. Round 1 of
      * HomeHandoff: the records of holders this shard kept as home go to their new homes; the sessions held
      * here and the claims waiting here whose home was gone are told to their new homes (the records went with
-     * it); then every shard of the ring hears that this one adopted it. Claims passed on here meanwhile for
-     * client ids this shard was not home of are ordered or sent on now.
+     * it); then every shard of the ring hears that this one adopted it ({@link Homes}).
      */
     public List<SessionEffect<C>> ringChanged(HomeRing newRing, Set<Integer> gone) {
-        var old = ring;
-        ring = newRing;
+        var old = homes.ring();
+        var handed = homes.changeRing(newRing, gone);
         table.joinMesh(self, newRing);
-        gone.forEach(directory::forgetShard);
-        var handed = new HashMap<Integer, List<Map.Entry<String, Successor>>>();
-        for (var record : directory.takeWhere(clientId -> ring.homeOf(clientId) != self)) {
-            handed.computeIfAbsent(ring.homeOf(record.getKey()), home -> new ArrayList<>()).add(record);
-        }
         for (var owned : table.all()) {
             if (!gone.contains(old.homeOf(owned.clientId))) continue;  // its home hands the record over
-            int home = ring.homeOf(owned.clientId);
-            var holder = new Successor(self, owned.token);
+            var holder = Map.entry(owned.clientId, new Successor(self, owned.token));
+            int home = newRing.homeOf(owned.clientId);
             if (home == self) {
-                directory.restore(owned.clientId, holder);
+                homes.restore(List.of(holder));
             } else {
-                handed.computeIfAbsent(home, h -> new ArrayList<>()).add(Map.entry(owned.clientId, holder));
+                handed.computeIfAbsent(home, h -> new ArrayList<>()).add(holder);
             }
         }
         for (var claim : List.copyOf(claims.values())) {
             if (claim.next == null && gone.contains(old.homeOf(claim.clientId))) {
-                send(ring.homeOf(claim.clientId), new Claim(claim.clientId, self, claim.token));
+                send(newRing.homeOf(claim.clientId), new Claim(claim.clientId, self, claim.token));
             }
         }
-        var peers = new ArrayList<Integer>();
-        for (int shard : ring.shards()) {
-            if (shard == self) continue;
-            peers.add(shard);
-            effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 1, handed.getOrDefault(shard, List.of())));
-        }
-        handoff.adopt(ring.epoch(), peers);
-        handoff.takeStrays().forEach(this::toHome);
-        afterHandoffStep();
+        homes.adopt(handed);
         return effects.take();
     }
 
-    /**
-     * A peer's step of its ring change, and the records of holders it hands this shard as their home. A record
-     * for a client id already recorded here (two homes ordered its claims while the rings differed) makes its
-     * holder give the session to the claim recorded here; one for a client id this shard is not home of goes
-     * on to its home.
-     */
+    /** A peer's step of its ring change, with the records of holders that are this shard's to keep ({@link Homes}). */
     public List<SessionEffect<C>> homes(int from, long epoch, int round, List<Map.Entry<String, Successor>> holders) {
-        var onward = new HashMap<Integer, List<Map.Entry<String, Successor>>>();
-        for (var holder : holders) {
-            var clientId = holder.getKey();
-            int home = ring.homeOf(clientId);
-            var recorded = directory.latest(clientId);
-            if (home != self) {
-                onward.computeIfAbsent(home, h -> new ArrayList<>()).add(holder);
-            } else if (recorded == null) {
-                directory.restore(clientId, holder.getValue());
-            } else if (!recorded.equals(holder.getValue())) {
-                send(holder.getValue().shard(), new Relinquish(clientId, holder.getValue().token(), recorded));
-            }
-        }
-        onward.forEach((home, records) -> effects.add(new SessionEffect.Homes<>(home, handoff.epoch(), 0, records)));
-        if (round == 1) handoff.adopted(from, epoch);
-        if (round == 2) handoff.settled(from, epoch);
-        afterHandoffStep();
+        homes.homes(from, epoch, round, holders);
         return effects.take();
-    }
-
-    private void afterHandoffStep() {
-        if (handoff.settleNow()) {
-            for (int shard : ring.shards()) if (shard != self) effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 2, List.of()));
-        }
-        if (handoff.serving()) handoff.takeWaiting().forEach(this::toHome);
     }
 
     /** This shard restarted after a failure: the sessions it held are in the store alone. */
@@ -376,14 +295,14 @@ public final class Sessions<C> {
     public List<Map.Entry<String, Successor>> heldWithHome(int peer) {
         var held = new ArrayList<Map.Entry<String, Successor>>();
         for (var owned : table.all()) {
-            if (ring.homeOf(owned.clientId) == peer) held.add(Map.entry(owned.clientId, new Successor(self, owned.token)));
+            if (homes.homeOf(owned.clientId) == peer) held.add(Map.entry(owned.clientId, new Successor(self, owned.token)));
         }
         return held;
     }
 
     /** A peer tells this (restarted) shard which of the client ids homed here it holds. */
     public void restoreHolders(List<Map.Entry<String, Successor>> holders) {
-        holders.forEach(holder -> directory.restore(holder.getKey(), holder.getValue()));
+        homes.restore(holders);
     }
 
     // ---- deliveries and subscriptions
