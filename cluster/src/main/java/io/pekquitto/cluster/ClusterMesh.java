@@ -101,10 +101,20 @@ public final class ClusterMesh {
         return true;
     }
 
+    /** Whether the member at {@code node} joined the cluster after this one (Pekko's age of members): it catches up. */
+    private boolean isYounger(String node) {
+        var cluster = Cluster.get(context.getSystem());
+        for (var member : cluster.state().getMembers()) {
+            if (member.address().hostPort().equals(node)) return cluster.selfMember().isOlderThan(member);
+        }
+        return false;
+    }
+
     private void tell(List<Integer> joined, List<Integer> gone) {
         told = true;
         context.getLog().info("Mesh: {} shards of other nodes ({} joined, {} gone)", listed.size(), joined.size(), gone.size());
-        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone));
+        var younger = joined.stream().filter(id -> isYounger(peers.name(id).node())).toList();
+        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone), younger);
         for (int i = 0; i < peers.localShards(); i++) peers.ref(i).tell(change);
     }
 

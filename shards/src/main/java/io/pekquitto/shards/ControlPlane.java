@@ -4,7 +4,6 @@ import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.routes.TopicRoutes;
 import io.pekquitto.shards.session.Sessions;
-import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
@@ -18,15 +17,17 @@ final class ControlPlane {
     private final Mesh mesh;
     private final DurableTurns turns;
     private final ShardSessions shardSessions;
+    private final Router router;
     private final LongSupplier clock;
 
     ControlPlane(TopicRoutes routes, Sessions<ConnectionRef> sessions, Mesh mesh, DurableTurns turns,
-                 ShardSessions shardSessions, LongSupplier clock) {
+                 ShardSessions shardSessions, Router router, LongSupplier clock) {
         this.routes = routes;
         this.sessions = sessions;
         this.mesh = mesh;
         this.turns = turns;
         this.shardSessions = shardSessions;
+        this.router = router;
         this.clock = clock;
     }
 
@@ -57,16 +58,18 @@ final class ControlPlane {
      * The cluster's view of the other nodes' shards changed: a shard listed now hears that we are here (and
      * resynchronises us); one whose node left is forgotten: its routes, what waited for it, and what we
      * waited for from it (a SUBACK's barrier, a publisher's acknowledgement: it will not answer). The ring of
-     * homes changes with them.
+     * homes changes with them; a shard of a node younger than this one gets this node's retained messages.
      */
-    void peersChanged(List<Integer> joined, List<Integer> gone) {
-        for (int shard : gone) {
+    void peersChanged(Shard.PeersChanged changed) {
+        for (int shard : changed.gone()) {
             routes.forgetPeer(shard);
             mesh.gone(shard).forEach(Runnable::run);
             turns.peersAcknowledged(shard, true);
         }
-        joined.forEach(mesh::joined);
-        shardSessions.perform(sessions.ringChanged(mesh.ring(), Set.copyOf(gone)));
+        changed.joined().forEach(mesh::joined);
+        // A node's retained messages go once to a node that joins after it: from its first shard.
+        if (mesh.index() == 0) changed.catchUp().forEach(router::catchUp);
+        shardSessions.perform(sessions.ringChanged(mesh.ring(), Set.copyOf(changed.gone())));
     }
 
     /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */

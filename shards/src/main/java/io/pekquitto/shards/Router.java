@@ -61,11 +61,24 @@ final class Router {
             if (member != null) sendToMember(group, member, publisherId, message, true, false);
         }
         if (!mesh.hasPeers()) return;
+        // $SYS is each node's own: its figures go to the shards of this node alone (docs/cluster.md).
+        boolean thisNodeOnly = TopicName.isBrokers(message.topic());
         if (message.retain()) {
             // Every shard keeps a copy of the retained messages.
-            mesh.forEachPeer(shard -> forward(shard, new Forwarded.Published(publisherId, message)));
+            mesh.forEachPeer(shard -> {
+                if (!thisNodeOnly || !mesh.isRemote(shard)) forward(shard, new Forwarded.Published(publisherId, message));
+            });
         } else {
-            for (int shard : route.remoteShards()) forward(shard, new Forwarded.Published(publisherId, message));
+            for (int shard : route.remoteShards()) {
+                if (!thisNodeOnly || !mesh.isRemote(shard)) forward(shard, new Forwarded.Published(publisherId, message));
+            }
+        }
+    }
+
+    /** This node's retained messages to a shard of a node that joined after it (docs/cluster.md, Retained messages across nodes). */
+    void catchUp(int shard) {
+        for (var message : retained.all()) {
+            if (!TopicName.isBrokers(message.topic())) forward(shard, new Forwarded.Retained(message));  // $SYS: its own
         }
     }
 
@@ -79,6 +92,8 @@ final class Router {
             deliver(toClient.clientId(), toClient.message());
         } else if (item instanceof Forwarded.ToMember toMember) {
             deliverToMember(toMember);
+        } else if (item instanceof Forwarded.Retained caughtUp) {
+            retained.caughtUp(caughtUp.message());
         }
     }
 

@@ -82,8 +82,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** From the Broker: this shard's index and every shard of the mesh, itself included. */
     public record Peers(int index, MeshPeers shards) implements Command {}
 
-    /** From the cluster: shards of other nodes listed now ({@code joined}) and whose node left ({@code gone}), by id. */
-    public record PeersChanged(List<Integer> joined, List<Integer> gone) implements Command {}
+    /**
+     * From the cluster: shards of other nodes listed now ({@code joined}) and whose node left ({@code gone}), by id;
+     * {@code catchUp}: the joined ones of nodes younger than this one, which get this node's retained messages.
+     */
+    public record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp) implements Command {}
 
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
     public record Forward(int from, List<Forwarded> items) implements Command {}
@@ -196,7 +199,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.subscriptions = new ShardSubscriptions(sessions, routes, retained, mesh, router);
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
-        this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, clock);
+        this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, router, clock);
         boolean restarted = shards.started();
         shardSessions.recoverRetained(retained::retain, restarted);  // also after a restart by the supervisor
         if (restarted) {
@@ -212,7 +215,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(AcceptWebSocket.class, this::onAcceptWebSocket)
                 .onMessage(InProcessClient.Start.class, start -> same(() -> connections.startClient(start)))
                 .onMessage(Peers.class, this::onPeers)
-                .onMessage(PeersChanged.class, changed -> same(() -> controlPlane.peersChanged(changed.joined(), changed.gone())))
+                .onMessage(PeersChanged.class, changed -> same(() -> controlPlane.peersChanged(changed)))
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
                 .onMessage(ShardRequest.AwaitWrite.class, await -> awaitWrite(await.connection()))

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * each message once between them; a will reaches a subscriber on another node; a client that comes back on
  * another node finds its session there with what was queued for it, a connection on another node takes a
  * session over (0x8E), and of 200 connections with one client id on three nodes one is left; once a node is
- * killed and downed, the others forget its shards and route on. Started once for the class, in order.
+ * killed and downed, the others forget its shards and route on; a node that joins later gets the retained
+ * messages; each node's $SYS topics are its own. Started once for the class, in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterRoutingIT {
@@ -56,6 +57,7 @@ class ClusterRoutingIT {
         nodes.addAll(ClusterNodes.startAll(List.of(first, 0, 0).stream().map(port -> """
                 listeners = [{ host = "127.0.0.1", port = 0 }]
                 shards = 2
+                sys-interval = 1s
                 cluster { enabled = true, port = %d, seed-nodes = %s, downing.stable-after = 2s }
                 """.formatted(port, seeds)).toList()));
         try {
@@ -276,12 +278,28 @@ class ClusterRoutingIT {
 
     @Test
     @Order(9)
+    void eachNodesSysTopicsAreItsOwn() throws Exception {
+        var busy = new ArrayList<V3Client>();
+        try (var watcher = V3Client.connect(nodes.get(0).port(), "sys-watch", options -> {})) {
+            for (int i = 0; i < 5; i++) busy.add(V3Client.connect(nodes.get(1).port(), "busy-" + i, options -> {}));
+            watcher.subscribe("$SYS/broker/clients/connected", 0);
+            // Two intervals of node 1 publishing its 5 clients or more: node 0's subscriber sees node 0's count alone.
+            for (var message : watcher.inbox().within(Duration.ofMillis(2_500))) {
+                assertTrue(Integer.parseInt(message.text()) < 5, "node 0 has fewer than 5 clients: " + message.text());
+            }
+        } finally {
+            for (var client : busy) client.close();
+        }
+    }
+
+    @Test
+    @Order(10)
     void noNodeLoggedAnError() throws Exception {
         for (var node : nodes) assertFalse(node.log().contains(" ERROR "), node.log());  // a message Pekko could not (de)serialize, say
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void theShardsOfAKilledNodeAreForgottenAndTheOthersRouteOn() throws Exception {
         // A subscriber on the node to kill: its node's shards are forwarded to until they are gone.
         var doomed = nodes.get(2);
@@ -297,5 +315,26 @@ class ClusterRoutingIT {
             assertEquals("on", subscriber.inbox().next(Inbox.TIMEOUT).text());
         }
         assertFalse(nodes.get(0).log().contains("Exception"), nodes.get(0).log());
+    }
+
+    @Test
+    @Order(12)
+    void aNodeThatJoinsLaterCatchesUpOnTheRetainedMessages() throws Exception {
+        var first = nodes.get(0);
+        var self = java.util.regex.Pattern.compile("Cluster: this node is (\\S+),").matcher(first.log());
+        assertTrue(self.find(), first.log());
+        var late = ClusterNodes.start("""
+                listeners = [{ host = "127.0.0.1", port = 0 }]
+                shards = 2
+                cluster { enabled = true, port = 0, seed-nodes = ["%s"], downing.stable-after = 2s }
+                """.formatted(self.group(1)));
+        nodes.add(late);
+        late.awaitLog("Mesh: 4 shards of other nodes", 1, FORM);
+        try (var subscriber = V3Client.connect(late.port(), "late-sub", options -> {})) {
+            subscriber.subscribe("routing/retained", 1);  // retained on node 0 before this node existed
+            var message = subscriber.inbox().next(Inbox.TIMEOUT);
+            assertEquals("kept", message.text());
+            assertTrue(message.retained());
+        }
     }
 }

@@ -112,6 +112,8 @@ public final class MeshCodec {
             out.string(m.clientId()).string(m.sharedFilter()).bytes(m.relay()).bool(m.redirected());
         } else if (item instanceof Forwarded.ToClient c) {
             MessageCodec.write(out.tag(3).string(c.clientId()), c.message(), now);
+        } else if (item instanceof Forwarded.Retained r) {
+            MessageCodec.write(out.tag(4), r.message(), now);
         } else {
             throw unknown(item);
         }
@@ -124,6 +126,7 @@ public final class MeshCodec {
             case 2 -> new Forwarded.ToMember(in.string(), MessageCodec.read(in, now), in.string(), in.string(),
                     in.bytes(), in.bool());
             case 3 -> new Forwarded.ToClient(in.string(), MessageCodec.read(in, now));
+            case 4 -> new Forwarded.Retained(MessageCodec.read(in, now));
             default -> throw new MeshFormatException("an unknown forward " + tag);
         };
     }

@@ -84,7 +84,8 @@ final class MeshMessages {
                 Combinators.combine(strings(), messages()).as(Forwarded.Published::new),
                 Combinators.combine(strings(), messages(), strings(), strings(), relay, Arbitraries.of(true, false))
                         .as(Forwarded.ToMember::new),
-                Combinators.combine(strings(), messages()).as(Forwarded.ToClient::new));
+                Combinators.combine(strings(), messages()).as(Forwarded.ToClient::new),
+                messages().map(Forwarded.Retained::new));
     }
 
     static Arbitrary<Shard.Forward> forwards() {
@@ -170,6 +171,7 @@ final class MeshMessages {
         return new Shard.Forward(forward.from(), forward.items().stream().map(item -> {
             if (item instanceof Forwarded.Published p) return (Forwarded) new Forwarded.Published(p.publisherId(), shifted(p.message(), delta));
             if (item instanceof Forwarded.ToClient c) return new Forwarded.ToClient(c.clientId(), shifted(c.message(), delta));
+            if (item instanceof Forwarded.Retained r) return new Forwarded.Retained(shifted(r.message(), delta));
             var m = (Forwarded.ToMember) item;
             return new Forwarded.ToMember(m.publisherId(), shifted(m.message(), delta), m.clientId(), m.sharedFilter(), m.relay(),
                     m.redirected());

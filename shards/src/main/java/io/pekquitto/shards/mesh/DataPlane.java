@@ -69,7 +69,8 @@ public final class DataPlane {
      */
     public boolean add(int destination, Forwarded item) {
         var waiting = pending.get(destination);
-        if (waiting.size() >= HIGH_WATER && item.message().qos() == QoS.AT_MOST_ONCE) {
+        // A retained message caught up is never dropped: it is no publish, and no one would send it again.
+        if (waiting.size() >= HIGH_WATER && item.message().qos() == QoS.AT_MOST_ONCE && !(item instanceof Forwarded.Retained)) {
             droppedQos0++;
             return false;
         }

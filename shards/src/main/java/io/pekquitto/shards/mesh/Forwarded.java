@@ -20,6 +20,12 @@ public sealed interface Forwarded {
     record ToMember(String publisherId, Message message, String clientId, String sharedFilter, byte[] relay,
                     boolean redirected) implements Forwarded {}
 
+    /**
+     * A retained message the sender's node holds, sent to a shard of a node that joined after it: kept as the
+     * destination's retained message for its topic unless it has a newer one; delivered to no one.
+     */
+    record Retained(Message message) implements Forwarded {}
+
     /** A message for a client that followed its session to the destination (it bounced off a released connection). */
     record ToClient(String clientId, Message message) implements Forwarded {}
 }

@@ -51,6 +51,26 @@ public final class RetainedMessages {
         return true;
     }
 
+    /**
+     * A retained message of another node, sent to this node as it joined (docs/cluster.md, Retained messages
+     * across nodes): kept unless this shard holds a newer one for the topic (received later, on the clocks
+     * of the nodes, which the mesh keeps in step by sending ages). Returns whether it was kept.
+     */
+    public boolean caughtUp(Message message) {
+        if (!available || message.payload().isEmpty()) return false;
+        var held = index.get(message.topic());
+        if (held != null && held.receivedAt() - message.receivedAt() >= 0) return false;
+        counted(index.put(message.topic(), message), message);
+        return true;
+    }
+
+    /** Every retained message held now, for a node that joins. */
+    public List<Message> all() {
+        var all = new ArrayList<Message>(index.size());
+        index.forEach((topic, message) -> all.add(message));
+        return all;
+    }
+
     /** The payload bytes retained changed from {@code before} to {@code after} (either may be null). */
     private void counted(Message before, Message after) {
         long part = bytes / shards;

@@ -194,4 +194,13 @@ class DataPlaneTest {
         assertEquals(2, plane.drop(1), "the item over the window and the one after it");
         assertEquals(plane.batchesHoldingQueued()[1], plane.acknowledgedBatches()[1], "no acknowledgement waits for it");
     }
+
+    @Test
+    void aRetainedMessageCaughtUpIsNeverDroppedAsQos0Is() {
+        for (int i = 0; i < DataPlane.HIGH_WATER; i++) plane.add(1, item(QoS.AT_MOST_ONCE));
+        var retained = new Forwarded.Retained(Message.received("t", Binary.utf8("r"), QoS.AT_MOST_ONCE, true, Properties.NONE, 0));
+        plane.add(1, retained);
+        plane.add(1, item(QoS.AT_MOST_ONCE));
+        assertEquals(1, plane.droppedQos0(), "the publish over the mark, not the retained message");
+    }
 }

@@ -191,4 +191,20 @@ class RetainedMessagesTest {
         assertTrue(counted.forSubscription(request("a/#", QoS.AT_LEAST_ONCE, 0), true, NOW + 2 * SECOND).isEmpty());
         assertEquals(0, budget.used());
     }
+
+    private static Message receivedAt(String topic, String payload, long at) {
+        return Message.received(topic, Binary.utf8(payload), QoS.AT_LEAST_ONCE, true, Properties.NONE, at);
+    }
+
+    @Test
+    void aRetainedMessageCaughtUpFromAnotherNodeIsKeptUnlessANewerOneIsHeld() {
+        assertTrue(retained.caughtUp(receivedAt("a", "from the older node", NOW)), "none held: kept");
+        assertTrue(retained.caughtUp(receivedAt("a", "newer", NOW + SECOND)), "newer than the one held: kept");
+        assertEquals(false, retained.caughtUp(receivedAt("a", "older", NOW)), "older than the one held: not kept");
+        retained.retain(receivedAt("b", "published here", NOW + 2 * SECOND));
+        assertEquals(false, retained.caughtUp(receivedAt("b", "caught up but older", NOW + SECOND)));
+        assertEquals(false, retained.caughtUp(receivedAt("c", "", NOW)), "an empty payload retains nothing");
+        var held = retained.all().stream().collect(Collectors.toMap(Message::topic, m -> m.payload().asUtf8()));
+        assertEquals(java.util.Map.of("a", "newer", "b", "published here"), held);
+    }
 }
