@@ -30,6 +30,8 @@ public final class ClusterConfig {
     /** The name of our serializer for the mesh's messages, {@code MeshSerializer} (named, not loaded, here). */
     static final String MESH_SERIALIZER = "pekquitto-mesh";
     static final String MESH_SERIALIZER_CLASS = "io.pekquitto.cluster.mesh.MeshSerializer";
+    /** The name of our serializer for a node's counts, {@code CountsSerializer}. */
+    static final String COUNTS_SERIALIZER = "pekquitto-counts";
     /** What a shard sends a peer shard, which may be on another node: serialized by {@code MeshSerializer}. */
     static final List<String> MESH_MESSAGES = List.of(
             "io.pekquitto.shards.Shard$Forward", "io.pekquitto.shards.Shard$ForwardAck", "io.pekquitto.shards.Shard$Control");
@@ -52,6 +54,9 @@ public final class ClusterConfig {
         for (var message : MESH_MESSAGES) {
             values.put("pekko.actor.serialization-bindings." + ConfigUtil.quoteString(message), MESH_SERIALIZER);
         }
+        values.put("pekko.actor.serializers." + COUNTS_SERIALIZER, "io.pekquitto.cluster.counts.CountsSerializer");
+        values.put("pekko.actor.serialization-bindings." + ConfigUtil.quoteString("io.pekquitto.cluster.counts.NodeCounts"),
+                COUNTS_SERIALIZER);
         return ConfigFactory.parseMap(values, "pekquitto.cluster serialization");
     }
 

@@ -1,5 +1,7 @@
 package io.pekquitto.cluster;
 
+import io.pekquitto.cluster.counts.ClusterCounts;
+import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.settings.ClusterSettings;
 import java.time.Duration;
 import java.util.List;
@@ -12,8 +14,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.MemberStatus;
 
 /**
  * This broker as a node of a cluster: what {@code ops} holds once the actor system, configured with
@@ -36,12 +38,15 @@ public final class ClusterNode {
 
     /**
      * Starts watching the membership of {@code system}'s cluster, into {@code figures}, and joins it: the
-     * seed nodes of its configuration, or itself when {@code settings} name none.
+     * seed nodes of its configuration, or itself when {@code settings} name none; puts the broker's shards in
+     * the cluster's mesh, and sums every node's counts ({@code broker}'s figures) each {@code sysInterval}.
      */
-    public static ClusterNode start(ActorSystem<?> system, ClusterSettings settings, ClusterFigures figures) {
+    public static ClusterNode start(ActorSystem<?> system, ActorRef<Broker.Command> broker, ClusterSettings settings,
+                                    ClusterFigures figures, Duration sysInterval) {
         var membership = system.systemActorOf(ClusterMembership.create(figures, settings.seedNodes().isEmpty()),
                 "cluster-membership", Props.empty());
         system.systemActorOf(ClusterMesh.create(), "cluster-mesh", Props.empty());
+        system.systemActorOf(ClusterCounts.create(broker, sysInterval, figures::totals), "cluster-counts", Props.empty());
         leaveFirst(system);
         return new ClusterNode(system, membership);
     }

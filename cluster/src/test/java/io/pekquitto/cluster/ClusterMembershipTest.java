@@ -26,7 +26,8 @@ class ClusterMembershipTest {
     void aNodeWithoutSeedNodesFormsAClusterOfItsOwn() throws Exception {
         var figures = new ClusterFigures();
         var settings = BrokerSettings.parse("cluster { enabled = true, port = 0 }").cluster();
-        var node = ClusterNode.start(TESTKIT.system(), settings, figures);
+        var broker = TESTKIT.<io.pekquitto.shards.Broker.Command>createTestProbe().ref();  // no figures: no totals
+        var node = ClusterNode.start(TESTKIT.system(), broker, settings, figures, Duration.ofSeconds(1));
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         List<ClusterMember> members = List.of();
         while (System.nanoTime() < deadline) {

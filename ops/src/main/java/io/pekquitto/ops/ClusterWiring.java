@@ -5,9 +5,11 @@ import io.pekquitto.cluster.ClusterConfig;
 import io.pekquitto.cluster.ClusterFigures;
 import io.pekquitto.cluster.ClusterMember;
 import io.pekquitto.cluster.ClusterNode;
+import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ClusterSettings;
 import io.pekquitto.shards.stats.SysExtras;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -23,12 +25,14 @@ import org.apache.pekko.actor.typed.ActorSystem;
 final class ClusterWiring {
     private final ClusterSettings settings;
     private final int maxPacketSize;
+    private final Duration sysInterval;
     private final ClusterFigures figures = new ClusterFigures();
     private Optional<ClusterNode> node = Optional.empty();
 
     ClusterWiring(BrokerSettings broker) {
         this.settings = broker.cluster();
         this.maxPacketSize = broker.maxPacketSize();
+        this.sysInterval = broker.operations().sysInterval();
     }
 
     /** {@code config} with this node's cluster configuration over it. */
@@ -41,9 +45,9 @@ final class ClusterWiring {
         return figures;
     }
 
-    /** Joins the cluster and watches its membership; once the actor system runs. */
-    void start(ActorSystem<?> system) {
-        node = Optional.of(ClusterNode.start(system, settings, figures));
+    /** Joins the cluster and watches its membership; once the actor system, whose guardian is the broker, runs. */
+    void start(ActorSystem<Broker.Command> system) {
+        node = Optional.of(ClusterNode.start(system, system, settings, figures, sysInterval));
     }
 
     CompletionStage<List<ClusterMember>> members() {

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * another node finds its session there with what was queued for it, a connection on another node takes a
  * session over (0x8E), and of 200 connections with one client id on three nodes one is left; once a node is
  * killed and downed, the others forget its shards and route on; a node that joins later gets the retained
- * messages; each node's $SYS topics are its own. Started once for the class, in order.
+ * messages; each node's $SYS topics are its own, and the cluster's totals count every node. Started once for the class, in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterRoutingIT {
@@ -278,7 +278,7 @@ class ClusterRoutingIT {
 
     @Test
     @Order(9)
-    void eachNodesSysTopicsAreItsOwn() throws Exception {
+    void eachNodesSysTopicsAreItsOwnAndTheClustersTotalsCountEveryNode() throws Exception {
         var busy = new ArrayList<V3Client>();
         try (var watcher = V3Client.connect(nodes.get(0).port(), "sys-watch", options -> {})) {
             for (int i = 0; i < 5; i++) busy.add(V3Client.connect(nodes.get(1).port(), "busy-" + i, options -> {}));
@@ -287,6 +287,16 @@ class ClusterRoutingIT {
             for (var message : watcher.inbox().within(Duration.ofMillis(2_500))) {
                 assertTrue(Integer.parseInt(message.text()) < 5, "node 0 has fewer than 5 clients: " + message.text());
             }
+            // And the cluster's total counts every node's: the watcher and node 1's five.
+            watcher.subscribe("$SYS/broker/cluster/clients/connected", 0);
+            long deadline = System.nanoTime() + RECEIVE.toNanos();
+            String total = null;
+            while (!"6".equals(total) && System.nanoTime() < deadline) {
+                for (var message : watcher.inbox().within(Duration.ofMillis(500))) {
+                    if (message.topic().equals("$SYS/broker/cluster/clients/connected")) total = message.text();
+                }
+            }
+            assertEquals("6", total, "$SYS/broker/cluster/clients/connected");
         } finally {
             for (var client : busy) client.close();
         }
