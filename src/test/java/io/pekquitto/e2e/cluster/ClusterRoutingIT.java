@@ -297,6 +297,16 @@ class ClusterRoutingIT {
                 }
             }
             assertEquals("6", total, "$SYS/broker/cluster/clients/connected");
+            // Each node's own counts, for the status page's table of nodes: three nodes up.
+            watcher.subscribe("$SYS/broker/cluster/node/+/state", 0);
+            var states = new java.util.TreeMap<String, String>();
+            long until = System.nanoTime() + RECEIVE.toNanos();
+            while (states.size() < 3 && System.nanoTime() < until) {
+                for (var message : watcher.inbox().within(Duration.ofMillis(500))) {
+                    if (message.topic().endsWith("/state")) states.put(message.topic(), message.text());
+                }
+            }
+            assertEquals(List.of("up", "up", "up"), List.copyOf(states.values()), states.toString());
         } finally {
             for (var client : busy) client.close();
         }

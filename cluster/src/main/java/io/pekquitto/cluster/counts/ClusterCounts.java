@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -20,7 +21,8 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
  * The cluster's totals for {@code $SYS/broker/cluster/...} (docs/cluster.md, What the operator sees): every
  * {@code sys-interval} each node takes its broker's figures and tells every other node its counts
  * ({@link NodeCounts}, found through the cluster's receptionist); each node sums the latest counts of the nodes
- * listed now, its own included. A node that leaves stops counting as soon as the receptionist drops it.
+ * listed now, its own included, and publishes each node's counts too. A node that leaves stops counting as
+ * soon as the receptionist drops it.
  */
 public final class ClusterCounts {
     /** Every node's counter, in the cluster's receptionist. */
@@ -42,6 +44,8 @@ public final class ClusterCounts {
     private final Consumer<Map<String, String>> publish;
     private Set<ActorRef<Command>> counters = Set.of();
     private final Map<String, NodeCounts> latest = new HashMap<>();
+    /** Every node counted so far, by address: one gone is said to be gone (its retained topics stay). */
+    private final Set<String> seen = new TreeSet<>();
 
     private ClusterCounts(ActorContext<Command> context, String node, Consumer<Map<String, String>> publish) {
         this.context = context;
@@ -106,11 +110,31 @@ public final class ClusterCounts {
     private void publishTotals() {
         var total = new NodeCounts("cluster", 0, 0, 0, 0, 0);
         for (var counts : latest.values()) total = total.plus(counts);
-        publish.accept(totals(total, latest.size()));
+        var topics = totals(total, latest.size());
+        seen.addAll(latest.keySet());
+        for (var node : seen) topics.putAll(perNode(node, latest.get(node)));
+        publish.accept(topics);
+    }
+
+    /**
+     * One node's topics, {@code cluster/node/HOST:PORT/...}: its state ({@code up} while it is counted, then
+     * {@code gone}) and its counts while it is up (for the status page's table of nodes).
+     */
+    static Map<String, String> perNode(String node, NodeCounts counts) {
+        var prefix = "cluster/node/" + node.substring(node.indexOf('@') + 1) + "/";
+        var topics = new LinkedHashMap<String, String>();
+        topics.put(prefix + "state", counts == null ? "gone" : "up");
+        if (counts == null) return topics;
+        topics.put(prefix + "clients/connected", Long.toString(counts.connected()));
+        topics.put(prefix + "sessions", Long.toString(counts.sessions()));
+        topics.put(prefix + "subscriptions/count", Long.toString(counts.subscriptions()));
+        topics.put(prefix + "messages/received", Long.toString(counts.received()));
+        topics.put(prefix + "messages/sent", Long.toString(counts.sent()));
+        return topics;
     }
 
     /** The {@code $SYS/broker/} topics of the totals of {@code nodes} nodes, in the order they are published. */
-    static Map<String, String> totals(NodeCounts total, int nodes) {
+    static LinkedHashMap<String, String> totals(NodeCounts total, int nodes) {
         var topics = new LinkedHashMap<String, String>();
         topics.put("cluster/counted-nodes", Integer.toString(nodes));
         topics.put("cluster/clients/connected", Long.toString(total.connected()));

@@ -49,4 +49,13 @@ class CountsSerializerTest {
                 "cluster/subscriptions/count", "8", "cluster/messages/received", "1010", "cluster/messages/sent", "2020"),
                 ClusterCounts.totals(total, 2));
     }
+
+    @Test
+    void eachNodeHasItsTopicsUpWithItsCountsThenGone() {
+        assertEquals(Map.of("cluster/node/10.0.0.1:25520/state", "up", "cluster/node/10.0.0.1:25520/clients/connected", "3",
+                "cluster/node/10.0.0.1:25520/sessions", "2", "cluster/node/10.0.0.1:25520/subscriptions/count", "7",
+                "cluster/node/10.0.0.1:25520/messages/received", "1000", "cluster/node/10.0.0.1:25520/messages/sent", "2000"),
+                ClusterCounts.perNode(COUNTS.node(), COUNTS));
+        assertEquals(Map.of("cluster/node/10.0.0.1:25520/state", "gone"), ClusterCounts.perNode(COUNTS.node(), null));
+    }
 }

@@ -111,6 +111,8 @@
     figures.set(name, value);
     const shard = /^shards\/(\d+)\/(.+)$/.exec(name);
     if (shard) showShardFigure(Number(shard[1]), shard[2], value);
+    const node = /^cluster\/node\/([^/]+)\/(.+)$/.exec(name);
+    if (node) showNodeFigure(node[1], node[2], value);
     document.querySelectorAll(`[data-topic="${CSS.escape(name)}"]`).forEach((element) => {
       element.textContent = format(value, element.dataset.format);
       if (element.dataset.format === 'state') element.dataset.state = value;  // "failing" shows in red
@@ -172,6 +174,27 @@
     const parts = [[Math.floor(seconds / 86400), 'd'], [Math.floor((seconds % 86400) / 3600), 'h'],
       [Math.floor((seconds % 3600) / 60), 'min'], [seconds % 60, 's']];
     return parts.filter(([amount]) => amount > 0).map(([amount, unit]) => `${amount} ${unit}`).join(' ') || '0 s';
+  }
+
+  // A node of the cluster, by its address, in the Cluster section's table (docs/cluster.md).
+  function showNodeFigure(node, name, value) {
+    const table = byId('nodes');
+    const columns = [...table.querySelectorAll('th[data-column]')].map((th) => th.dataset.column);
+    const column = columns.indexOf(name);
+    if (column < 0) return;
+    let row = [...table.tBodies[0].rows].find((other) => other.dataset.node === node);
+    if (!row) {
+      row = document.createElement('tr');
+      row.dataset.node = node;
+      const header = document.createElement('th');
+      header.scope = 'row';
+      header.textContent = node;
+      row.append(header, ...columns.map(() => Object.assign(document.createElement('td'), { textContent: '–' })));
+      const later = [...table.tBodies[0].rows].find((other) => other.dataset.node > node);
+      table.tBodies[0].insertBefore(row, later ?? null);
+      table.hidden = false;
+    }
+    row.cells[column + 1].textContent = value;
   }
 
   function showShardFigure(shard, name, value) {
