@@ -76,8 +76,9 @@ public final class Bench {
 
     /** What every scenario shares: where the broker is, the loops, the client id prefix. */
     /** @param persistentSubscribers fanin/fanout subscribers keep their sessions (a store writes what they get) */
-    record Context(InetSocketAddress address, Transport transport, EventLoop[] loops, boolean v5, int keepAlive, String runId,
-                   String label, boolean persistentSubscribers) {
+    /** @param subscriberAddress where subscribers connect: the broker's address, or another node of its cluster */
+    record Context(InetSocketAddress address, InetSocketAddress subscriberAddress, Transport transport, EventLoop[] loops,
+                   boolean v5, int keepAlive, String runId, String label, boolean persistentSubscribers) {
 
         static Context of(Options options) {
             var host = options.string("host", "127.0.0.1");
@@ -88,10 +89,11 @@ public final class Bench {
             var runId = Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
             var address = new InetSocketAddress(host, port);
             if (address.isUnresolved()) throw new Options.UsageException("cannot resolve host " + host);
+            var subscriberAddress = new InetSocketAddress(host, options.integer("subscriber-port", port, 1, 65_535));
             var caFile = options.string("cafile", "");
             var tls = options.flag("tls") ? TlsContexts.client(caFile.isEmpty() ? null : Path.of(caFile)) : null;
             var transport = new Transport(tls, webSocketPath(options));
-            return new Context(address, transport, EventLoop.start(threads, transport), v5, keepAlive, runId,
+            return new Context(address, subscriberAddress, transport, EventLoop.start(threads, transport), v5, keepAlive, runId,
                     options.string("label", ""), options.flag("persistent-subscribers"));
         }
 

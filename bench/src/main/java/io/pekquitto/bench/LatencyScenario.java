@@ -177,7 +177,7 @@ final class LatencyScenario {
         Pair pair;
 
         Client(EventLoop loop, String name, String filter, CountDownLatch ready) {
-            super(loop, context.address(), context.v5(), 16 * 1024, 16 * 1024);
+            super(loop, filter == null ? context.address() : context.subscriberAddress(), context.v5(), 16 * 1024, 16 * 1024);
             this.name = name;
             this.filter = filter;
             this.ready = ready;

@@ -12,7 +12,7 @@ final class Options {
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
             "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag",
-            "slow-subscribers", "subscription-churn", "cafile", "websocket");
+            "slow-subscribers", "subscription-churn", "cafile", "websocket", "subscriber-port");
 
     static final String USAGE = """
             Usage: java -jar pekquitto-bench.jar <scenario> [options]
@@ -27,6 +27,7 @@ final class Options {
             Options (defaults in brackets):
               --host H            broker address [127.0.0.1]
               --port N            broker port [1883]
+              --subscriber-port N subscribers connect here (another node of a cluster, say) [--port]
               --threads N         selector threads [1]
               --duration S        seconds of load, decimals allowed [10]
               --messages N        per publisher (fanin/fanout; 0 = until --duration) or round trips (latency) [0 / 10000]

@@ -23,7 +23,7 @@ final class SlowSubscriber extends Connection {
 
     SlowSubscriber(Bench.Context context, EventLoop loop, int index, String filter, int qos, CountDownLatch ready,
                    Consumer<String> errors) {
-        super(loop, context.address(), context.v5(), RECEIVE_BUFFER, 1024);
+        super(loop, context.subscriberAddress(), context.v5(), RECEIVE_BUFFER, 1024);
         this.context = context;
         this.index = index;
         this.filter = filter;

@@ -34,7 +34,7 @@ final class Subscriber extends Connection {
 
     Subscriber(Bench.Context context, EventLoop loop, int index, String filter, int qos, int publisherCount,
                AtomicLongArray progress, CountDownLatch ready, Consumer<String> errors) {
-        super(loop, context.address(), context.v5(), BUFFER, 16 * 1024);
+        super(loop, context.subscriberAddress(), context.v5(), BUFFER, 16 * 1024);
         this.context = context;
         this.index = index;
         this.filter = filter;
