@@ -318,8 +318,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onAttach(ShardRequest.Attach attach) {
-        return perform(sessions.connect(attach.clientId(), attach.connection(), attach.cleanStart(), attach.sessionExpiryInterval()));
+    private Behavior<ShardMessage> onAttach(ShardRequest.Attach a) {
+        return perform(sessions.connect(a.clientId(), a.connection(), a.cleanStart(), a.sessionExpiryInterval(), a.will()));
     }
 
     private Behavior<ShardMessage> onRelease(ShardRequest.Release release) {

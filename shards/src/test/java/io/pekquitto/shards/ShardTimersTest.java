@@ -17,6 +17,7 @@ import io.pekquitto.shards.connection.ManualClock;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.TestConnections;
+import io.pekquitto.shards.session.DelayedWill;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SubscribeRequest;
@@ -69,7 +70,7 @@ class ShardTimersTest {
 
     private TestProbe<Connection.Command> attach(String clientId, long expiry, boolean expectSessionPresent) {
         TestProbe<Connection.Command> connection = testKit.createTestProbe();
-        shard.tell(new ShardRequest.Attach(clientId, false, expiry, ref(connection)));
+        shard.tell(new ShardRequest.Attach(clientId, false, expiry, ref(connection), Optional.empty()));
         var attached = connection.expectMessageClass(Connection.Attached.class);
         assertEquals(expectSessionPresent, attached.sessionPresent(), "Session Present");
         sessions.put(connection, attached.session());
@@ -77,7 +78,7 @@ class ShardTimersTest {
     }
 
     private void release(String clientId, TestProbe<Connection.Command> connection, long expiry,
-                         Optional<ShardRequest.DelayedWill> will) {
+                         Optional<DelayedWill> will) {
         shard.tell(new ShardRequest.Release(clientId, ref(connection), sessions.get(connection), expiry, will));
         connection.expectMessage(Connection.ReleaseConfirmed.INSTANCE);
         shard.tell(new ShardRequest.Drained(ref(connection)));
@@ -111,7 +112,7 @@ class ShardTimersTest {
         subscribe("sub", subscriber, "will/#");
         var client = attach("c", 60, false);
         var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.getAsLong());
-        release("c", client, 60, Optional.of(new ShardRequest.DelayedWill(will, 5)));
+        release("c", client, 60, Optional.of(new DelayedWill(will, 5)));
 
         clock.advance(Duration.ofSeconds(4));
         subscriber.expectNoMessage(Duration.ofMillis(100));
@@ -126,7 +127,7 @@ class ShardTimersTest {
         subscribe("sub", subscriber, "will/#");
         var client = attach("c", 60, false);
         var will = Message.received("will/c", Binary.utf8("gone"), QoS.AT_MOST_ONCE, false, Properties.NONE, clock.getAsLong());
-        release("c", client, 60, Optional.of(new ShardRequest.DelayedWill(will, 5)));
+        release("c", client, 60, Optional.of(new DelayedWill(will, 5)));
 
         clock.advance(Duration.ofSeconds(3));
         attach("c", 60, true);

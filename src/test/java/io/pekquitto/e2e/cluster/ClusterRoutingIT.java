@@ -38,8 +38,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * each message once between them; a will reaches a subscriber on another node; a client that comes back on
  * another node finds its session there with what was queued for it, a connection on another node takes a
  * session over (0x8E), and of 200 connections with one client id on three nodes one is left; once a node is
- * killed and downed, the others forget its shards and route on; a node that joins later gets the retained
- * messages; each node's $SYS topics are its own, and the cluster's totals count every node. Started once for the class, in order.
+ * killed and downed, the others forget its shards, route on, and publish the will of its client once (not that of a
+ * client that disconnected before); a node that joins later gets the retained messages; each node's $SYS topics are its
+ * own, and the cluster's totals count every node. Started once for the class, in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterRoutingIT {
@@ -321,13 +322,28 @@ class ClusterRoutingIT {
     @Test
     @Order(11)
     void theShardsOfAKilledNodeAreForgottenAndTheOthersRouteOn() throws Exception {
-        // A subscriber on the node to kill: its node's shards are forwarded to until they are gone.
         var doomed = nodes.get(2);
+        // A client of the node to kill with a will, kept by a keeper on another node; and one that left normally.
+        var mortal = V3Client.connect(doomed.port(), "lost-will", o -> o.setWill("routing/lost-will", bytes("lost"), 1, false));
+        var calm = V3Client.connect(doomed.port(), "calm-will", o -> o.setWill("routing/lost-will", bytes("calm"), 1, false));
+        calm.disconnect();  // DISCONNECT: its will is discarded [MQTT-3.14.4-3], here and at its keeper
+        calm.close();
+        var watcher = V3Client.connect(nodes.get(0).port(), "lost-will-watch", options -> {});
+        watcher.subscribe("routing/lost-will", 1);
+        // A subscriber on the node to kill: its node's shards are forwarded to until they are gone.
         var lost = V3Client.connect(doomed.port(), "doomed-sub", options -> {});
         lost.subscribe("routing/after/#", 1);
         nodes.remove(2);
+        long killedAt = System.nanoTime();
         doomed.kill();
+        var will = watcher.inbox().next(DOWN);  // once the node is downed and its shards are gone
+        System.out.printf("ClusterRoutingIT: the will of a client of a killed node reached a subscriber on another node"
+                + " %d ms after SIGKILL%n", (System.nanoTime() - killedAt) / 1_000_000);
+        assertEquals("lost", will.text());
         for (var node : nodes) node.awaitLog("Mesh: 2 shards of other nodes (0 joined, 2 gone)", 1, DOWN);
+        watcher.inbox().expectNothing(Duration.ofSeconds(1));  // once, and not the will of the client that left normally
+        watcher.close();
+        mortal.close();
         try (var subscriber = V3Client.connect(nodes.get(1).port(), "after-sub", options -> {});
              var publisher = V3Client.connect(nodes.get(0).port(), "after-pub", options -> {})) {
             subscriber.subscribe("routing/after/#", 1);  // its SUBACK waits for no shard of the lost node

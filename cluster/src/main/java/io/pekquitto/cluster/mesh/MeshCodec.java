@@ -280,6 +280,13 @@ public final class MeshCodec {
             out.tag(4).string(ended.clientId()).int64(ended.token());
         } else if (transfer instanceof SessionTransfer.Redirect redirect) {
             writeTransfer(out.tag(5), redirect.message(), naming, now);
+        } else if (transfer instanceof SessionTransfer.KeepWill keep) {
+            writeShard(out.tag(6).string(keep.clientId()), keep.shard(), naming);
+            MessageCodec.write(out.int64(keep.token()), keep.will(), now);
+            out.int64(keep.delaySeconds());
+        } else if (transfer instanceof SessionTransfer.ForgetWill forget) {
+            writeShard(out.tag(7).string(forget.clientId()), forget.shard(), naming);
+            out.int64(forget.token());
         } else {
             throw unknown(transfer);
         }
@@ -297,9 +304,13 @@ public final class MeshCodec {
                 if (inner instanceof SessionTransfer.Redirect) throw new MeshFormatException("a redirect of a redirect");
                 yield new SessionTransfer.Redirect(inner);
             }
+            case 6 -> new SessionTransfer.KeepWill(in.string(), readShard(in, naming), in.int64(), MessageCodec.read(in, now),
+                    in.int64());
+            case 7 -> new SessionTransfer.ForgetWill(in.string(), readShard(in, naming), in.int64());
             default -> throw new MeshFormatException("an unknown session transfer " + tag);
         };
     }
+
     private static SessionTransfer.Handover readHandover(MeshInput in, long now) {
         var clientId = in.string();
         long token = in.int64();

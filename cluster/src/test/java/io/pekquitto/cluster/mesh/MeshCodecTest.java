@@ -153,4 +153,25 @@ class MeshCodecTest {
         assertEquals(0, holders.get(0).getValue().shard(), "B's own shard");
         assertEquals(b.remoteId("pekquitto@a:1", 0), holders.get(1).getValue().shard(), "the sender's other shard");
     }
+
+    @Test
+    void aWillToKeepNamesItsHolderAsTheKeepersNodeNumbersIt() {
+        var a = new MeshPeers(2, "pekquitto@a:1", true);
+        var b = new MeshPeers(2, "pekquitto@b:1", true);
+        b.remoteId("pekquitto@c:1", 0);  // B numbers other shards first: A's get other numbers there
+        var codec = new MeshCodec(System::nanoTime);
+        var will = new Message("will/t", Binary.utf8("gone"), QoS.AT_LEAST_ONCE, true, Properties.NONE, "", Message.NEVER, 0);
+        var keep = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.KeepWill("c", 1, 42, will, 30)));
+        var forget = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.ForgetWill("c", 1, 42)));
+        var atB = ShardNaming.of(b, a.node());
+        var kept = (Shard.Control) codec.decode(codec.encode(keep, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
+        var forgotten = (Shard.Control) codec.decode(codec.encode(forget, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
+        int aOneAtB = b.remoteId("pekquitto@a:1", 1);
+        var keepWill = (SessionTransfer.KeepWill) ((ControlMessage.Sessions) kept.message()).transfer();
+        assertEquals(aOneAtB, keepWill.shard(), "the holder, as the keeper numbers it: the one its node's loss names");
+        assertEquals(42, keepWill.token());
+        assertEquals(30, keepWill.delaySeconds());
+        assertEquals("will/t", keepWill.will().topic());
+        assertEquals(new SessionTransfer.ForgetWill("c", aOneAtB, 42), ((ControlMessage.Sessions) forgotten.message()).transfer());
+    }
 }

@@ -128,7 +128,10 @@ final class MeshMessages {
                 Combinators.combine(strings(), tokens).as(SessionTransfer.Ended::new),
                 Combinators.combine(strings(), Arbitraries.integers(), tokens)
                         .as((id, shard, token) -> new SessionTransfer.Redirect(new SessionTransfer.Claim(id, shard, token))),
-                Combinators.combine(strings(), tokens).as((id, token) -> new SessionTransfer.Redirect(new SessionTransfer.Ended(id, token))));
+                Combinators.combine(strings(), tokens).as((id, token) -> new SessionTransfer.Redirect(new SessionTransfer.Ended(id, token))),
+                Combinators.combine(strings(), Arbitraries.integers(), tokens, messages(), Arbitraries.longs().between(0, 0xFFFF_FFFFL))
+                        .as(SessionTransfer.KeepWill::new),
+                Combinators.combine(strings(), Arbitraries.integers(), tokens).as(SessionTransfer.ForgetWill::new));
     }
 
     /** A Handover carrying a session in its portable form. */
@@ -161,11 +164,8 @@ final class MeshMessages {
 
     /** {@code message} with its messages' times moved by {@code delta} (as they arrive on another clock). */
     static Object shifted(Object message, long delta) {
-        if (message instanceof Shard.Control control && control.message() instanceof ControlMessage.Sessions sessions
-                && sessions.transfer() instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
-            var session = PortableSessions.shifted((PortableSession) handover.session().get(), delta);
-            return new Shard.Control(control.from(), new ControlMessage.Sessions(
-                    new SessionTransfer.Handover(handover.clientId(), handover.token(), Optional.of(session))));
+        if (message instanceof Shard.Control control && control.message() instanceof ControlMessage.Sessions sessions) {
+            return new Shard.Control(control.from(), new ControlMessage.Sessions(shifted(sessions.transfer(), delta)));
         }
         if (!(message instanceof Shard.Forward forward)) return message;
         return new Shard.Forward(forward.from(), forward.items().stream().map(item -> {
@@ -176,6 +176,19 @@ final class MeshMessages {
             return new Forwarded.ToMember(m.publisherId(), shifted(m.message(), delta), m.clientId(), m.sharedFilter(), m.relay(),
                     m.redirected());
         }).toList());
+    }
+
+    /** A Handover's session and a KeepWill's will as they arrive on another clock; the rest as they were. */
+    static SessionTransfer shifted(SessionTransfer transfer, long delta) {
+        if (transfer instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
+            var session = PortableSessions.shifted((PortableSession) handover.session().get(), delta);
+            return new SessionTransfer.Handover(handover.clientId(), handover.token(), Optional.of(session));
+        }
+        if (transfer instanceof SessionTransfer.KeepWill keep) {
+            return new SessionTransfer.KeepWill(keep.clientId(), keep.shard(), keep.token(), shifted(keep.will(), delta),
+                    keep.delaySeconds());
+        }
+        return transfer;
     }
 
     static Message shifted(Message m, long delta) {

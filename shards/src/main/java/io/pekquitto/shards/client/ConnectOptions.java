@@ -2,6 +2,8 @@ package io.pekquitto.shards.client;
 
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.session.DelayedWill;
+import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,6 +39,11 @@ public record ConnectOptions(String clientId, boolean cleanStart, long sessionEx
 
         public Will(String topic, Binary payload, QoS qos, boolean retain) {
             this(topic, payload, qos, retain, MessageProperties.NONE, 0);
+        }
+
+        /** The will as published at {@code now}, with its delay. */
+        DelayedWill at(long now) {
+            return new DelayedWill(Message.received(topic, payload, qos, retain, properties.toProperties(), now), delaySeconds);
         }
     }
 

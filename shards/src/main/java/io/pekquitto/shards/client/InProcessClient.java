@@ -10,7 +10,6 @@ import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardEnvironment;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
-import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
 import java.util.ArrayDeque;
@@ -227,7 +226,8 @@ public final class InProcessClient extends AbstractBehavior<Object> {
         this.environment = environment;
         this.acl = terms.acl();
         this.subscriptions = new ClientSubscriptions(context, shard, self, clientId, settings.maxQos(), acl);
-        shard.tell(new ShardRequest.Attach(clientId, options.cleanStart(), sessionExpiryInterval, self));
+        shard.tell(new ShardRequest.Attach(clientId, options.cleanStart(), sessionExpiryInterval, self,
+                options.will().map(w -> w.at(now()))));
     }
 
     @Override
@@ -314,8 +314,7 @@ public final class InProcessClient extends AbstractBehavior<Object> {
     private Behavior<Object> release(boolean publishWill) {
         phase = Phase.RELEASED;
         long now = now();
-        var will = options.will().filter(w -> publishWill).map(w -> new ShardRequest.DelayedWill(
-                Message.received(w.topic(), w.payload(), w.qos(), w.retain(), w.properties().toProperties(), now), w.delaySeconds()));
+        var will = options.will().filter(w -> publishWill).map(w -> w.at(now));
         will.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(clientId, w.message())));
         shard.tell(new ShardRequest.Release(clientId, self, window.session(), sessionExpiryInterval,
                 will.filter(w -> w.delaySeconds() > 0)));

@@ -432,7 +432,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> release(boolean publishWill) {
         slow.close();
-        var lastWill = publishWill ? LastWill.of(state.will, state.version, clock.getAsLong()) : Optional.<ShardRequest.DelayedWill>empty();
+        var lastWill = LastWill.of(publishWill ? state.will : Optional.empty(), state.version, clock.getAsLong());
         lastWill.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(clientId, w.message())));
         // A delayed will goes with the session: the shard publishes it after the delay or when the
         // session ends, unless the client connects again first (3.1.3.2.2).

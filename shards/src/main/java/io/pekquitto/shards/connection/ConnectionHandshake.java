@@ -155,7 +155,8 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         timers.cancel(Connection.ConnectTimeout.INSTANCE);
         phase = Phase.ATTACHING;
         cleanStart = connect.cleanStart();
-        shard.tell(new ShardRequest.Attach(terms.clientId(), cleanStart, terms.sessionExpiryInterval(), self));
+        shard.tell(new ShardRequest.Attach(terms.clientId(), cleanStart, terms.sessionExpiryInterval(), self,
+                LastWill.of(will, version, environment.clock().getAsLong())));
         return this;
     }
 

@@ -3,7 +3,7 @@ package io.pekquitto.shards.connection;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.Will;
-import io.pekquitto.shards.connection.ShardRequest.DelayedWill;
+import io.pekquitto.shards.session.DelayedWill;
 import io.pekquitto.shards.session.Message;
 import java.util.Optional;
 

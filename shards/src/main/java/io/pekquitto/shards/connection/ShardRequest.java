@@ -2,6 +2,7 @@ package io.pekquitto.shards.connection;
 
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.shards.session.Availability;
+import io.pekquitto.shards.session.DelayedWill;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SubscribeRequest;
@@ -14,9 +15,12 @@ import java.util.Optional;
  */
 public sealed interface ShardRequest extends ShardMessage {
 
-    /** A CONNECT was accepted: claim the client's session for this connection; the answer is Attached or TakenOver. */
+    /**
+     * A CONNECT was accepted: claim the client's session for this connection; the answer is Attached or TakenOver.
+     * {@code will} is the connection's will as it would be published now: in a cluster a keeper on another node holds it.
+     */
     record Attach(String clientId, boolean cleanStart, long sessionExpiryInterval,
-                  ConnectionRef connection) implements ShardRequest {}
+                  ConnectionRef connection, Optional<DelayedWill> will) implements ShardRequest {}
 
     /** The connection has parked: its actor is gone, and the shard now watches its Keep Alive. */
     record Parked(ConnectionRef connection) implements ShardRequest {}
@@ -60,9 +64,6 @@ public sealed interface ShardRequest extends ShardMessage {
     /** The connection ended: the session goes back to the shard, with a will that waits out its delay. */
     record Release(String clientId, ConnectionRef connection, Session session,
                    long sessionExpiryInterval, Optional<DelayedWill> will) implements ShardRequest {}
-
-    /** A Will Message with a Will Delay Interval in seconds (3.1.3.2.2): the shard keeps it. */
-    record DelayedWill(Message message, long delaySeconds) {}
 
     /** A delivery that reached the connection after it released its session: to be delivered again. */
     record Bounce(ConnectionRef connection, Message message) implements ShardRequest {}

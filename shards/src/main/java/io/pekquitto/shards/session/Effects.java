@@ -11,6 +11,11 @@ final class Effects<C> {
         pending.add(effect);
     }
 
+    /** Send {@code message} to {@code shard}, possibly this one. */
+    void transfer(int shard, SessionTransfer message) {
+        pending.add(new SessionEffect.Transfer<>(shard, message));
+    }
+
     List<SessionEffect<C>> take() {
         if (pending.isEmpty()) return List.of();
         var taken = List.copyOf(pending);

@@ -1,6 +1,5 @@
 package io.pekquitto.shards.session;
 
-import io.pekquitto.shards.session.SessionEffect.Transfer;
 import io.pekquitto.shards.session.SessionTransfer.Claim;
 import io.pekquitto.shards.session.SessionTransfer.Ended;
 import io.pekquitto.shards.session.SessionTransfer.Handover;
@@ -52,7 +51,7 @@ final class Homes<C> {
             if (inner != message) {
                 handoff.stray(inner);
             } else {
-                send(home, new SessionTransfer.Redirect(inner));
+                effects.transfer(home, new SessionTransfer.Redirect(inner));
             }
         } else if (!handoff.serving()) {
             handoff.hold(inner);
@@ -69,9 +68,9 @@ final class Homes<C> {
         var previous = directory.claim(claim.clientId(), successor);
         if (previous.isPresent() && previous.get().equals(successor)) return;  // heard twice across a ring change
         if (previous.isEmpty()) {
-            send(claim.shard(), new Handover(claim.clientId(), claim.token(), Optional.empty()));
+            effects.transfer(claim.shard(), new Handover(claim.clientId(), claim.token(), Optional.empty()));
         } else {
-            send(previous.get().shard(), new Relinquish(claim.clientId(), previous.get().token(), successor));
+            effects.transfer(previous.get().shard(), new Relinquish(claim.clientId(), previous.get().token(), successor));
         }
     }
 
@@ -134,7 +133,7 @@ final class Homes<C> {
             } else if (recorded == null) {
                 directory.restore(clientId, holder.getValue());
             } else if (!recorded.equals(holder.getValue())) {
-                send(holder.getValue().shard(), new Relinquish(clientId, holder.getValue().token(), recorded));
+                effects.transfer(holder.getValue().shard(), new Relinquish(clientId, holder.getValue().token(), recorded));
             }
         }
         onward.forEach((home, records) -> effects.add(new SessionEffect.Homes<>(home, handoff.epoch(), 0, records)));
@@ -148,9 +147,5 @@ final class Homes<C> {
             for (int shard : ring.shards()) if (shard != self) effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 2, List.of()));
         }
         if (handoff.serving()) handoff.takeWaiting().forEach(this::receive);
-    }
-
-    private void send(int shard, SessionTransfer message) {
-        effects.add(new Transfer<>(shard, message));
     }
 }

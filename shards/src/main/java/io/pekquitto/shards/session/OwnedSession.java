@@ -16,6 +16,8 @@ final class OwnedSession<C> {
     /** Held here; while attached, its connection uses it too (on the same thread). */
     Session session;
     C connection;
+    /** The connection's will, or null: a keeper on another node holds it too (HeldWills). */
+    DelayedWill will;
     /** The connection waits for its peers' barrier before it gets the session. */
     boolean attaching;
     /** The expiry interval the attaching connection asked for, in force once it has the session. */

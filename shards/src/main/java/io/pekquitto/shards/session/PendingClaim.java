@@ -12,14 +12,17 @@ final class PendingClaim<C> {
     final long token;
     final boolean cleanStart;
     final long sessionExpiryInterval;
+    /** The connection's will, or null. */
+    final DelayedWill will;
     C connection;
     Successor next;
 
-    PendingClaim(String clientId, long token, C connection, boolean cleanStart, long sessionExpiryInterval) {
+    PendingClaim(String clientId, long token, C connection, boolean cleanStart, long sessionExpiryInterval, DelayedWill will) {
         this.clientId = clientId;
         this.token = token;
         this.connection = connection;
         this.cleanStart = cleanStart;
         this.sessionExpiryInterval = sessionExpiryInterval;
+        this.will = will;
     }
 }

@@ -11,7 +11,6 @@ import io.pekquitto.shards.session.SessionEffect.StartExpiryTimer;
 import io.pekquitto.shards.session.SessionEffect.StartWillTimer;
 import io.pekquitto.shards.session.SessionEffect.Subscribe;
 import io.pekquitto.shards.session.SessionEffect.TakeOver;
-import io.pekquitto.shards.session.SessionEffect.Transfer;
 import io.pekquitto.shards.session.SessionEffect.Unsubscribe;
 import io.pekquitto.shards.session.SessionTransfer.Ended;
 import io.pekquitto.shards.session.SessionTransfer.Handover;
@@ -99,7 +98,7 @@ final class SessionTable<C> {
             // A new persistent session the budget has no room for: 0x97 (3 in 3.1.1); the home hears there is none.
             memory.sessionRefused();
             effects.add(new Refuse<>(claim.connection, ReasonCode.QUOTA_EXCEEDED, "the memory budget has no room for another persistent session"));
-            transfer(ring.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
+            effects.transfer(ring.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
             return;
         }
         if (previous != null && claim.cleanStart) {
@@ -116,6 +115,7 @@ final class SessionTable<C> {
         owned.pendingWill = null;
         owned.generation++;
         owned.connection = claim.connection;
+        owned.will = claim.will;
         owned.attachingExpiry = claim.sessionExpiryInterval;
         byConnection.put(claim.connection, owned);
         if (previous != null && !previous.indexed() && !previous.subscriptions().isEmpty() && ring.size() > 1) {
@@ -330,7 +330,7 @@ final class SessionTable<C> {
         owned.next = null;
         if (owned.sessionExpiryInterval == 0) {
             discard(owned, now);
-            transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.empty()));
+            effects.transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.empty()));
             return;
         }
         boolean local = next.shard() == self;
@@ -341,7 +341,7 @@ final class SessionTable<C> {
         var migrated = new MigratedSession(owned.session, owned.subscriptions, owned.sessionExpiryInterval,
                 owned.expiresAt, Optional.ofNullable(owned.pendingWill), local);
         var moving = crossing.leaving(next.shard(), migrated, now);  // portable to another node
-        transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(moving)));
+        effects.transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(moving)));
     }
 
     /** A session moving within the shard goes on to another shard: its subscriptions leave the indexes. */
@@ -358,7 +358,7 @@ final class SessionTable<C> {
     private void end(OwnedSession<C> owned, long now) {
         remove(owned.clientId);
         discard(owned, now);
-        transfer(ring.homeOf(owned.clientId), new Ended(owned.clientId, owned.token));
+        effects.transfer(ring.homeOf(owned.clientId), new Ended(owned.clientId, owned.token));
     }
 
     /**
@@ -434,15 +434,17 @@ final class SessionTable<C> {
         droppedOffline++;
     }
 
+    /** The client whose session this connection has or is given, or null. */
+    String clientOf(C connection) {
+        var owned = byConnection.get(connection);
+        return owned == null ? null : owned.clientId;
+    }
+
     String attachedClient(C connection) {
         return Optional.ofNullable(byConnection.get(connection)).filter(OwnedSession::isAttached).map(o -> o.clientId).orElse(null);
     }
 
     boolean holds(String clientId) {
         return sessions.containsKey(clientId);
-    }
-
-    private void transfer(int shard, SessionTransfer message) {
-        effects.add(new Transfer<>(shard, message));
     }
 }

@@ -39,6 +39,16 @@ public sealed interface SessionTransfer {
         public String clientId() { return message.clientId(); }
     }
 
+    /**
+     * To a will keeper on another node (docs/cluster.md, Wills across nodes): the session of the client id held on
+     * {@code shard} under claim {@code token} has this will, its connection's or one waiting out its delay. The keeper
+     * publishes it if that shard's node is lost, at once ({@link HeldWills}, {@link WillKeeper}).
+     */
+    record KeepWill(String clientId, int shard, long token, Message will, long delaySeconds) implements SessionTransfer {}
+
+    /** To the will keeper: forget the will of claim {@code token} on {@code shard} (published, cancelled, or moved on). */
+    record ForgetWill(String clientId, int shard, long token) implements SessionTransfer {}
+
     /** The claim a session goes to next. */
     record Successor(int shard, long token) {}
 }

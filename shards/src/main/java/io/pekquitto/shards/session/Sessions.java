@@ -1,11 +1,13 @@
 package io.pekquitto.shards.session;
 
 import io.pekquitto.shards.memory.MemoryBudget;
+import io.pekquitto.shards.session.SessionEffect.PublishWill;
 import io.pekquitto.shards.session.SessionEffect.TakeOver;
-import io.pekquitto.shards.session.SessionEffect.Transfer;
 import io.pekquitto.shards.session.SessionTransfer.Claim;
 import io.pekquitto.shards.session.SessionTransfer.Ended;
+import io.pekquitto.shards.session.SessionTransfer.ForgetWill;
 import io.pekquitto.shards.session.SessionTransfer.Handover;
+import io.pekquitto.shards.session.SessionTransfer.KeepWill;
 import io.pekquitto.shards.session.SessionTransfer.Relinquish;
 import io.pekquitto.shards.session.SessionTransfer.Successor;
 import java.util.ArrayList;
@@ -35,6 +37,9 @@ public final class Sessions<C> {
     private final SessionTable<C> table;
     private final NodeCrossing crossing;
     private final Homes<C> homes = new Homes<>(effects);
+    /** The wills of sessions held here, each told to a keeper on another node; and those this shard keeps for others. */
+    private final HeldWills<C> wills;
+    private final WillKeeper keeper = new WillKeeper();
     private final Map<Long, PendingClaim<C>> claims = new HashMap<>();
     private final Map<C, PendingClaim<C>> claimsByConnection = new HashMap<>();
     private int self;
@@ -69,6 +74,7 @@ public final class Sessions<C> {
     public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory, IntPredicate isRemote,
                     long portableBytes) {
         this.crossing = new NodeCrossing(isRemote, portableBytes, journal, memory);
+        this.wills = new HeldWills<>(effects, isRemote);
         this.table = new SessionTable<>(newSession, effects, journal, memory, crossing);
     }
 
@@ -90,6 +96,7 @@ public final class Sessions<C> {
         self = selfIndex;
         this.homes.join(selfIndex, homes, awaitCluster);
         table.joinMesh(selfIndex, homes);
+        wills.joinMesh(selfIndex, homes);
     }
 
     /** A claim's token, unique in the cluster: this incarnation of the shard, a count, the shard's id. */
@@ -99,13 +106,22 @@ public final class Sessions<C> {
 
     // ---- from connections
 
-    /** A CONNECT was accepted: the connection claims the client's session through the client id's home. */
+    /** A CONNECT without a will was accepted. */
     public List<SessionEffect<C>> connect(String clientId, C connection, boolean cleanStart, long sessionExpiryInterval) {
+        return connect(clientId, connection, cleanStart, sessionExpiryInterval, Optional.empty());
+    }
+
+    /**
+     * A CONNECT was accepted: the connection claims the client's session through the client id's home; its will, once it
+     * has the session, is told to a keeper on another node ({@link HeldWills}).
+     */
+    public List<SessionEffect<C>> connect(String clientId, C connection, boolean cleanStart, long sessionExpiryInterval,
+                                          Optional<DelayedWill> will) {
         long token = nextToken();
-        var claim = new PendingClaim<>(clientId, token, connection, cleanStart, sessionExpiryInterval);
+        var claim = new PendingClaim<>(clientId, token, connection, cleanStart, sessionExpiryInterval, will.orElse(null));
         claims.put(token, claim);
         claimsByConnection.put(connection, claim);
-        send(homes.homeOf(clientId), new Claim(clientId, self, token));
+        effects.transfer(homes.homeOf(clientId), new Claim(clientId, self, token));
         return effects.take();
     }
 
@@ -113,6 +129,7 @@ public final class Sessions<C> {
     public List<SessionEffect<C>> release(C connection, String clientId, Session session, long sessionExpiryInterval,
                                           Optional<PendingWill> will, long now) {
         table.release(connection, clientId, session, sessionExpiryInterval, will, now);
+        witness(clientId);
         return effects.take();
     }
 
@@ -122,7 +139,9 @@ public final class Sessions<C> {
         if (claim != null) {
             claim.connection = null;  // the session still comes to the claim, and stays here
         } else {
+            var clientId = table.clientOf(connection);
             table.connectionStopped(connection, now);
+            if (clientId != null) witness(clientId);
         }
         return effects.take();
     }
@@ -141,9 +160,16 @@ public final class Sessions<C> {
             onRelinquish(relinquish, now);
         } else if (message instanceof Handover handover) {
             onHandover(handover, now);
+        } else if (message instanceof KeepWill keep) {
+            keeper.keep(keep);
+            return effects.take();
+        } else if (message instanceof ForgetWill forget) {
+            keeper.forget(forget);
+            return effects.take();
         } else {
             homes.receive(message);  // a Claim, an Ended, or one of them passed on
         }
+        witness(message.clientId());
         return effects.take();
     }
 
@@ -160,7 +186,7 @@ public final class Sessions<C> {
             }
         } else if (!table.relinquish(relinquish.clientId(), relinquish.token(), relinquish.to(), now)) {
             // The session ended meanwhile: the later claim starts without one.
-            send(relinquish.to().shard(), new Handover(relinquish.clientId(), relinquish.to().token(), Optional.empty()));
+            effects.transfer(relinquish.to().shard(), new Handover(relinquish.clientId(), relinquish.to().token(), Optional.empty()));
         }
     }
 
@@ -180,13 +206,14 @@ public final class Sessions<C> {
         if (claim.connection != null) claimsByConnection.remove(claim.connection);
         if (claim.next != null) {
             var next = claim.next;
-            send(next.shard(), new Handover(claim.clientId, next.token(), session.map(moving -> passOn(moving, next.shard(), now))));
+            var passed = session.map(moving -> passOn(moving, next.shard(), now));
+            effects.transfer(next.shard(), new Handover(claim.clientId, next.token(), passed));
         } else if (claim.connection != null) {
             table.attach(claim, session.map(arrived -> crossing.arriving(arrived, now)), now);
         } else if (session.isPresent()) {
             table.keepOffline(claim.clientId, claim.token, crossing.arriving(session.get(), now), now);
         } else {
-            send(homes.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
+            effects.transfer(homes.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
         }
     }
 
@@ -208,6 +235,7 @@ public final class Sessions<C> {
         var clientId = recovered.clientId();
         table.recover(clientId, token, MigratedSession.recovered(recovered), recovered.offlineSince());
         homes.recovered(clientId, new Successor(self, token));
+        witness(clientId);
         return effects.take();
     }
 
@@ -216,7 +244,10 @@ public final class Sessions<C> {
      * timers, and what expired while the broker was down ends now, its will published.
      */
     public List<SessionEffect<C>> startRecoveredTimers(List<String> clientIds, long now) {
-        for (var clientId : clientIds) table.startTimers(clientId, now);
+        for (var clientId : clientIds) {
+            table.startTimers(clientId, now);
+            witness(clientId);
+        }
         return effects.take();
     }
 
@@ -224,11 +255,13 @@ public final class Sessions<C> {
 
     public List<SessionEffect<C>> expiryCheck(String clientId, long generation, long now) {
         table.expiryCheck(clientId, generation, now);
+        witness(clientId);
         return effects.take();
     }
 
     public List<SessionEffect<C>> willDelayExpired(String clientId, long generation, long now) {
         table.willDelayExpired(clientId, generation, now);
+        witness(clientId);
         return effects.take();
     }
 
@@ -240,10 +273,12 @@ public final class Sessions<C> {
      */
     public List<SessionEffect<C>> peerRestarted(int peer) {
         homes.forgetShard(peer);
+        keeper.holderRestarted(peer);
+        wills.keeperRestarted(peer);
         table.sessionsMayHaveBeenLost();
         for (var claim : claims.values()) {
             if (claim.next == null && homes.homeOf(claim.clientId) == peer) {
-                send(peer, new Claim(claim.clientId, self, claim.token));
+                effects.transfer(peer, new Claim(claim.clientId, self, claim.token));
             }
         }
         return effects.take();
@@ -255,12 +290,16 @@ public final class Sessions<C> {
      * This shard takes up {@code newRing}; the shards in {@code gone} are gone with their node. Round 1 of
      * HomeHandoff: the records of holders this shard kept as home go to their new homes; the sessions held
      * here and the claims waiting here whose home was gone are told to their new homes (the records went with
-     * it); then every shard of the ring hears that this one adopted it ({@link Homes}).
+     * it); then every shard of the ring hears that this one adopted it ({@link Homes}). The wills this shard keeps
+     * for clients of the gone shards are published now, and the wills held here whose keeper is another now, or gone,
+     * go to their keeper ({@link WillKeeper}, {@link HeldWills}).
      */
-    public List<SessionEffect<C>> ringChanged(HomeRing newRing, Set<Integer> gone) {
+    public List<SessionEffect<C>> ringChanged(HomeRing newRing, Set<Integer> gone, long now) {
+        keeper.holdersGone(gone, now).forEach(will -> effects.add(new PublishWill<>(will.getKey(), will.getValue())));
         var old = homes.ring();
         var handed = homes.changeRing(newRing, gone);
         table.joinMesh(self, newRing);
+        wills.ringChanged(newRing, gone);
         for (var owned : table.all()) {
             if (!gone.contains(old.homeOf(owned.clientId))) continue;  // its home hands the record over
             var holder = Map.entry(owned.clientId, new Successor(self, owned.token));
@@ -273,7 +312,7 @@ public final class Sessions<C> {
         }
         for (var claim : List.copyOf(claims.values())) {
             if (claim.next == null && gone.contains(old.homeOf(claim.clientId))) {
-                send(newRing.homeOf(claim.clientId), new Claim(claim.clientId, self, claim.token));
+                effects.transfer(newRing.homeOf(claim.clientId), new Claim(claim.clientId, self, claim.token));
             }
         }
         homes.adopt(handed);
@@ -303,6 +342,29 @@ public final class Sessions<C> {
     /** A peer tells this (restarted) shard which of the client ids homed here it holds. */
     public void restoreHolders(List<Map.Entry<String, Successor>> holders) {
         homes.restore(holders);
+    }
+
+    /**
+     * What this shard's will keeper on another node must hold of the client's will now ({@link HeldWills}): the will of
+     * the connection that has the session (or is given it), or, offline, the will waiting out its delay; none if no
+     * session of the client's is held here.
+     */
+    private void witness(String clientId) {
+        var owned = table.get(clientId);
+        if (owned == null) {
+            wills.release(clientId);
+        } else if (owned.connection != null) {
+            wills.hold(clientId, owned.token, owned.will);
+        } else {
+            var pending = owned.pendingWill;
+            wills.hold(clientId, owned.token, pending == null ? null
+                    : new DelayedWill(pending.message(), (pending.publishAt() - pending.endedAt()) / 1_000_000_000L));
+        }
+    }
+
+    /** How many wills of other nodes' clients this shard keeps. */
+    int keptWills() {
+        return keeper.size();
     }
 
     // ---- deliveries and subscriptions
@@ -360,9 +422,5 @@ public final class Sessions<C> {
     /** The subscriptions of a session held here were changed in place: a persistent session is written again. */
     public void subscriptionsChanged(String clientId) {
         table.subscriptionsChanged(clientId);
-    }
-
-    private void send(int shard, SessionTransfer message) {
-        effects.add(new Transfer<>(shard, message));
     }
 }

@@ -65,9 +65,6 @@ class HomeRingProperties {
         nodes.assertQuiet();
     }
 
-    /** What goes from one shard to another: a session transfer, or a step of a ring change. */
-    private record Homes(long epoch, int round, List<Map.Entry<String, SessionTransfer.Successor>> holders) {}
-
     /** Two nodes' shards, 0..n-1 the first node's, n..2n-1 the second's. */
     private static final class Nodes {
         enum State { WAITING, ATTACHED, CLOSED }
@@ -132,7 +129,7 @@ class HomeRingProperties {
 
         private boolean adopt(int shard) {
             toAdopt.remove(Integer.valueOf(shard));
-            perform(shard, shards.get(shard).ringChanged(whole, java.util.Set.of()));
+            perform(shard, shards.get(shard).ringChanged(whole, java.util.Set.of(), NOW));
             return true;
         }
 
@@ -156,12 +153,7 @@ class HomeRingProperties {
         }
 
         private boolean deliver(int from, int to) {
-            var message = queues.get(from * count + to).poll();
-            if (message instanceof Homes homes) {
-                perform(to, shards.get(to).homes(from, homes.epoch(), homes.round(), homes.holders()));
-            } else {
-                perform(to, shards.get(to).receive((SessionTransfer) message, NOW));
-            }
+            perform(to, SessionsOfNodes.receive(shards.get(to), from, queues.get(from * count + to).poll()));
             return true;
         }
 
@@ -174,14 +166,11 @@ class HomeRingProperties {
 
         private void perform(int shard, List<SessionEffect<String>> effects) {
             for (var effect : effects) {
-                if (effect instanceof SessionEffect.Transfer<String> transfer) {
-                    if (transfer.shard() == shard) {
-                        perform(shard, shards.get(shard).receive(transfer.message(), NOW));
-                    } else {
-                        queues.get(shard * count + transfer.shard()).add(transfer.message());
-                    }
-                } else if (effect instanceof SessionEffect.Homes<String> homes) {
-                    queues.get(shard * count + homes.shard()).add(new Homes(homes.epoch(), homes.round(), homes.holders()));
+                int to = SessionsOfNodes.destination(effect);
+                if (to == shard) {
+                    perform(shard, SessionsOfNodes.receive(shards.get(shard), shard, SessionsOfNodes.message(effect)));
+                } else if (to >= 0) {
+                    queues.get(shard * count + to).add(SessionsOfNodes.message(effect));
                 } else if (effect instanceof SessionEffect.TakeOver<String> takeOver) {
                     var connection = takeOver.connection();
                     var state = states.get(connection);
