@@ -17,15 +17,19 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.ClusterEvent;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 
 /**
  * Puts every node's shards in one mesh (docs/cluster.md, One mesh across nodes): lists this node's shards with
  * Pekko's receptionist, which in a cluster is the cluster's (Distributed Data), and tells this node's shards
  * which shards of other nodes are listed now ({@link Shard.PeersChanged}: joined, and gone once their node
- * left). A shard of another node is numbered here by its node's address and its index there
- * ({@link MeshPeers#remoteId}), as the serializer numbers the sender of what it reads.
+ * was removed, and whether it left or was lost: {@link Departures}). A shard of a node only unreachable stays
+ * listed: the node may come back, its clients still connected. A shard of another node is numbered here by its
+ * node's address and its index there ({@link MeshPeers#remoteId}), as the serializer numbers the sender of what
+ * it reads.
  */
 public final class ClusterMesh {
     /** Every broker's shards, in the cluster's receptionist. */
@@ -40,6 +44,8 @@ public final class ClusterMesh {
 
     private record Listed(Set<ActorRef<ShardMessage>> shards) implements Command {}
 
+    private record MemberChanged(ClusterEvent.MemberEvent event) implements Command {}
+
     private enum LookForBroker implements Command { INSTANCE }
 
     /** Whether every member Up is listed now, until the first ring is told. */
@@ -51,6 +57,7 @@ public final class ClusterMesh {
     private final Map<Integer, ActorRef<ShardMessage>> listed = new HashMap<>();
     /** Whether the shards were told of the other nodes' shards once: until then they order no claim. */
     private boolean told;
+    private final Departures departures = new Departures();
 
     private ClusterMesh(ActorContext<Command> context, MeshPeers peers) {
         this.context = context;
@@ -73,10 +80,14 @@ public final class ClusterMesh {
         context.setLoggerName(ClusterMesh.class);
         var receptionist = context.getSystem().receptionist();
         for (int i = 0; i < peers.localShards(); i++) receptionist.tell(Receptionist.register(SHARDS, peers.ref(i)));
-        var adapter = context.messageAdapter(Receptionist.Listing.class, listing -> new Listed(listing.getServiceInstances(SHARDS)));
+        // Reachable or not: a node is gone once it is removed (downed, or left), not while it may come back.
+        var adapter = context.messageAdapter(Receptionist.Listing.class, listing -> new Listed(listing.getAllServiceInstances(SHARDS)));
         receptionist.tell(Receptionist.subscribe(SHARDS, adapter));
+        Cluster.get(context.getSystem()).subscriptions().tell(Subscribe.create(
+                context.messageAdapter(ClusterEvent.MemberEvent.class, MemberChanged::new), ClusterEvent.MemberEvent.class));
         return Behaviors.withTimers(timers -> Behaviors.receive(Command.class)
                 .onMessage(Listed.class, this::onListed)
+                .onMessage(MemberChanged.class, this::onMemberChanged)
                 .onMessageEquals(CheckWhole.INSTANCE, () -> {
                     if (!told && isWhole()) tell(List.copyOf(listed.keySet()), List.of());
                     if (!told) timers.startSingleTimer(CheckWhole.INSTANCE, CHECK_WHOLE);
@@ -114,8 +125,18 @@ public final class ClusterMesh {
         told = true;
         context.getLog().info("Mesh: {} shards of other nodes ({} joined, {} gone)", listed.size(), joined.size(), gone.size());
         var younger = joined.stream().filter(id -> isYounger(peers.name(id).node())).toList();
-        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone), younger);
+        var left = gone.stream().filter(id -> departures.left(peers.name(id).node())).toList();
+        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone), younger, left);
         for (int i = 0; i < peers.localShards(); i++) peers.ref(i).tell(change);
+    }
+
+    private Behavior<Command> onMemberChanged(MemberChanged changed) {
+        var event = changed.event();
+        var node = event.member().address().hostPort();
+        if (event instanceof ClusterEvent.MemberLeft || event instanceof ClusterEvent.MemberExited) departures.leaving(node);
+        if (event instanceof ClusterEvent.MemberDowned) departures.downed(node);
+        if (event instanceof ClusterEvent.MemberJoined) departures.joined(node);
+        return Behaviors.same();
     }
 
     private Behavior<Command> onListed(Listed listing) {

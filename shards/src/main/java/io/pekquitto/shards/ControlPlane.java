@@ -58,8 +58,9 @@ final class ControlPlane {
      * The cluster's view of the other nodes' shards changed: a shard listed now hears that we are here (and
      * resynchronises us); one whose node left is forgotten: its routes, what waited for it, and what we
      * waited for from it (a SUBACK's barrier, a publisher's acknowledgement: it will not answer). The ring of
-     * homes changes with them, and the wills this shard keeps for the clients of the gone shards are published; a
-     * shard of a node younger than this one gets this node's retained messages.
+     * homes changes with them, and the wills this shard keeps for the clients of the gone shards are published (but for
+     * a node that left: it published them itself); a shard of a node younger than this one gets this node's retained
+     * messages.
      */
     void peersChanged(Shard.PeersChanged changed) {
         for (int shard : changed.gone()) {
@@ -70,7 +71,8 @@ final class ControlPlane {
         changed.joined().forEach(mesh::joined);
         // A node's retained messages go once to a node that joins after it: from its first shard.
         if (mesh.index() == 0) changed.catchUp().forEach(router::catchUp);
-        shardSessions.perform(sessions.ringChanged(mesh.ring(), Set.copyOf(changed.gone()), clock.getAsLong()));
+        shardSessions.perform(sessions.ringChanged(mesh.ring(), Set.copyOf(changed.gone()), Set.copyOf(changed.left()),
+                clock.getAsLong()));
     }
 
     /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */

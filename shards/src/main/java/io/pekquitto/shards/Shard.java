@@ -83,10 +83,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public record Peers(int index, MeshPeers shards) implements Command {}
 
     /**
-     * From the cluster: shards of other nodes listed now ({@code joined}) and whose node left ({@code gone}), by id;
-     * {@code catchUp}: the joined ones of nodes younger than this one, which get this node's retained messages.
+     * From the cluster, by id: shards of other nodes listed now ({@code joined}), removed ({@code gone}; {@code left}: of a node
+     * that left, not lost), and the joined ones of younger nodes ({@code catchUp}: they get this node's retained messages).
      */
-    public record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp) implements Command {}
+    public record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp, List<Integer> left) implements Command {}
 
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
     public record Forward(int from, List<Forwarded> items) implements Command {}

@@ -123,9 +123,18 @@ class ClusterMembershipIT {
     void aNodeStoppedWithSigtermLeavesAndIsNotDowned() throws Exception {
         var leaving = nodes.remove(1);
         var left = address(leaving);
-        assertEquals(0, leaving.terminate(), leaving.log());
         var stays = nodes.get(0);
+        // A client of the leaving node with a will: the node publishes it as it closes the connection, the other does not.
+        var watcher = V3Client.connect(stays.port(), "sigterm-will-watch", options -> {});
+        watcher.subscribe("cluster/will", 1);
+        var mortal = V3Client.connect(leaving.port(), "sigterm-will", o -> o.setWill("cluster/will", "bye".getBytes(), 1, false));
+        assertEquals(0, leaving.terminate(), leaving.log());
         stays.awaitLog("node " + left + " was removed: 1 up of 1 members", 1, DOWN);
+        stays.awaitLog("Mesh: 0 shards of other nodes", 1, DOWN);
+        assertEquals("bye", watcher.inbox().next(Inbox.TIMEOUT).text());
+        watcher.inbox().expectNothing(Duration.ofSeconds(1));  // once
+        mortal.close();
+        watcher.close();
         assertTrue(stays.log().contains("node " + left + " is leaving"), stays.log());
         assertFalse(stays.log().contains("node " + left + " was downed"), "it left; nobody downed it: " + stays.log());
         leaving.close();

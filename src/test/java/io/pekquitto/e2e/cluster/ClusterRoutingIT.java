@@ -340,7 +340,12 @@ class ClusterRoutingIT {
         System.out.printf("ClusterRoutingIT: the will of a client of a killed node reached a subscriber on another node"
                 + " %d ms after SIGKILL%n", (System.nanoTime() - killedAt) / 1_000_000);
         assertEquals("lost", will.text());
-        for (var node : nodes) node.awaitLog("Mesh: 2 shards of other nodes (0 joined, 2 gone)", 1, DOWN);
+        for (var node : nodes) {
+            node.awaitLog("Mesh: 2 shards of other nodes (0 joined, 2 gone)", 1, DOWN);
+            // Gone once downed and removed, not when only unreachable: a node that comes back still has its clients.
+            var log = node.log();
+            assertTrue(log.indexOf(" was downed") >= 0 && log.indexOf(" was downed") < log.indexOf("(0 joined, 2 gone)"), log);
+        }
         watcher.inbox().expectNothing(Duration.ofSeconds(1));  // once, and not the will of the client that left normally
         watcher.close();
         mortal.close();

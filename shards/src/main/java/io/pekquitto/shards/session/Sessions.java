@@ -291,11 +291,12 @@ public final class Sessions<C> {
      * HomeHandoff: the records of holders this shard kept as home go to their new homes; the sessions held
      * here and the claims waiting here whose home was gone are told to their new homes (the records went with
      * it); then every shard of the ring hears that this one adopted it ({@link Homes}). The wills this shard keeps
-     * for clients of the gone shards are published now, and the wills held here whose keeper is another now, or gone,
-     * go to their keeper ({@link WillKeeper}, {@link HeldWills}).
+     * for clients of the gone shards are published now, but those of shards in {@code left}, whose node left (it
+     * published them itself), and the wills held here whose keeper is another now, or gone, go to their keeper
+     * ({@link WillKeeper}, {@link HeldWills}).
      */
-    public List<SessionEffect<C>> ringChanged(HomeRing newRing, Set<Integer> gone, long now) {
-        keeper.holdersGone(gone, now).forEach(will -> effects.add(new PublishWill<>(will.getKey(), will.getValue())));
+    public List<SessionEffect<C>> ringChanged(HomeRing newRing, Set<Integer> gone, Set<Integer> left, long now) {
+        keeper.holdersGone(gone, left, now).forEach(will -> effects.add(new PublishWill<>(will.getKey(), will.getValue())));
         var old = homes.ring();
         var handed = homes.changeRing(newRing, gone);
         table.joinMesh(self, newRing);
@@ -317,6 +318,11 @@ public final class Sessions<C> {
         }
         homes.adopt(handed);
         return effects.take();
+    }
+
+    /** The ring changed, and the nodes of the shards in {@code gone} were lost (none left). */
+    public List<SessionEffect<C>> ringChanged(HomeRing newRing, Set<Integer> gone, long now) {
+        return ringChanged(newRing, gone, Set.of(), now);
     }
 
     /** A peer's step of its ring change, with the records of holders that are this shard's to keep ({@link Homes}). */

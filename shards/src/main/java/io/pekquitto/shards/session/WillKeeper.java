@@ -39,14 +39,15 @@ final class WillKeeper {
     /**
      * The holders in {@code gone} are gone with their node: their wills to publish now, one per client id (a client id
      * has one connection in the cluster [MQTT-3.1.4-3]; a second is a holder's that forgot it, its word lost with the
-     * node), each with its lifetime from now (3.1.3.2.4), and forgotten.
+     * node), each with its lifetime from now (3.1.3.2.4), and forgotten. Those in {@code left} are of a node that left
+     * the cluster: it published them itself as it closed their connections (or kept their sessions): forgotten only.
      */
-    List<Map.Entry<String, Message>> holdersGone(Set<Integer> gone, long now) {
+    List<Map.Entry<String, Message>> holdersGone(Set<Integer> gone, Set<Integer> left, long now) {
         var published = new ArrayList<Map.Entry<String, Message>>();
         var clientIds = new HashSet<String>();
         for (int holder : gone) {
             var kept = byHolder.remove(holder);
-            if (kept == null) continue;
+            if (kept == null || left.contains(holder)) continue;
             kept.forEach((clientId, will) -> {
                 if (clientIds.add(clientId)) published.add(Map.entry(clientId, publishedAt(will.will(), now)));
             });

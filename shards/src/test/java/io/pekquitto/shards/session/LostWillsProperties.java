@@ -21,9 +21,9 @@ import net.jqwik.api.constraints.IntRange;
  * The wills of lost nodes' clients (docs/cluster.md, Wills across nodes): three nodes' shards ({@link SessionsOfNodes})
  * while connections of three client ids, with a will of no delay, a delayed one or none, come and go on any live shard
  * (normal DISCONNECT, lost connection, failed connection, taken over), every message between two shards delayed any
- * time but kept in order; two of the nodes are lost in turn. Each time the mesh is quiet before a loss, the keepers hold
- * exactly the wills of connected clients and of sessions waiting out a will's delay; at a loss they publish exactly the
- * wills of those held on the lost node; and no will is ever published twice. Fails if a holder does not forget a will
+ * time but kept in order; two of the nodes are lost (or leave) in turn. Each time the mesh is quiet before a loss, the
+ * keepers hold exactly the wills of connected clients and of sessions waiting out a will's delay; at a loss they publish
+ * exactly the wills of those held on the lost node, and none of a node that left; and no will is ever published twice. Fails if a holder does not forget a will
  * (a normal DISCONNECT's would be published at the loss), or does not find a new keeper when its keeper's node goes.
  */
 class LostWillsProperties {
@@ -40,7 +40,8 @@ class LostWillsProperties {
 
     record Fail(String clientId) implements Step {}
 
-    record Lose() implements Step {}
+    /** A node is lost, or leaves the cluster ({@code leaves}: it published its clients' wills itself). */
+    record Lose(boolean leaves) implements Step {}
 
     @Provide
     Arbitrary<List<Step>> scripts() {
@@ -52,7 +53,7 @@ class LostWillsProperties {
                 Tuple.of(2, client.map(Disconnect::new)),
                 Tuple.of(2, client.map(Drop::new)),
                 Tuple.of(1, client.map(Fail::new)),
-                Tuple.of(1, Arbitraries.just(new Lose())));
+                Tuple.of(1, Arbitraries.of(true, false).map(Lose::new)));
         return step.list().ofMinSize(4).ofMaxSize(30);
     }
 
@@ -61,7 +62,7 @@ class LostWillsProperties {
                                                                 @ForAll("scripts") List<Step> script, @ForAll Random random) {
         var run = new Run(new SessionsOfNodes(3, perNode), random);
         for (var step : script) run.step(step);
-        run.lose();  // at least one node is lost in every script
+        run.lose(false);  // at least one node is lost in every script
         run.checkOnce();
     }
 
@@ -81,8 +82,8 @@ class LostWillsProperties {
             while (random.nextInt(3) > 0 && nodes.step(random)) {
                 // again
             }
-            if (step instanceof Lose) {
-                if (losses < 2) lose();
+            if (step instanceof Lose lose) {
+                if (losses < 2) lose(lose.leaves());
             } else if (step instanceof Connect c) {
                 var live = nodes.ring().shards();
                 nodes.connect(c.clientId(), live[c.shard() % live.length], c.cleanStart(), c.willDelay());
@@ -100,8 +101,8 @@ class LostWillsProperties {
             }
         }
 
-        /** Once all is delivered, one of the live nodes is lost (unless one is left). */
-        void lose() {
+        /** Once all is delivered, one of the live nodes is lost, or leaves (unless one is left). */
+        void lose(boolean leaves) {
             while (nodes.step(random)) {
                 // again
             }
@@ -116,6 +117,11 @@ class LostWillsProperties {
                 if (nodes.nodeOf(holder) == node) expected.add("will/" + connection);
             }
             assertEquals(nodes.wills.size(), nodes.keptWills(), () -> "the keepers hold the wills of " + nodes.wills);
+            if (leaves) {
+                assertEquals(List.of(), nodes.leave(node), "a node that leaves publishes its clients' wills itself");
+                losses++;
+                return;
+            }
             var published = nodes.lose(node);
             assertEquals(expected, new TreeSet<>(published), "the wills held on the lost node " + node);
             assertEquals(expected.size(), published.size(), "each once");

@@ -238,10 +238,19 @@ final class SessionsOfNodes {
     }
 
     /**
-     * Node {@code node} is lost: its shards, their connections and what was on its way from or to them are gone, and
+     * Node {@code node} is lost (downed): its shards, their connections and what was on its way from or to them are gone, and
      * every other shard takes up the ring without them. Returns the wills published by that change (the keepers').
      */
     List<String> lose(int node) {
+        return remove(node, false);
+    }
+
+    /** Node {@code node} leaves the cluster: as {@link #lose}, but it published its clients' wills itself as it stopped. */
+    List<String> leave(int node) {
+        return remove(node, true);
+    }
+
+    private List<String> remove(int node, boolean left) {
         var gone = new HashSet<Integer>();
         for (int shard = node * perNode; shard < (node + 1) * perNode; shard++) gone.add(shard);
         wills.keySet().removeIf(connection -> gone.contains(holderOfWill(connection)));  // published now, or lost
@@ -254,7 +263,7 @@ final class SessionsOfNodes {
         states.replaceAll((connection, state) -> gone.contains(shardOf.get(connection)) ? State.CLOSED : state);
         int before = published.size();
         var ring = ring();
-        for (int shard : ring.shards()) perform(shard, shards.get(shard).ringChanged(ring, gone, NOW));
+        for (int shard : ring.shards()) perform(shard, shards.get(shard).ringChanged(ring, gone, left ? gone : Set.of(), NOW));
         return List.copyOf(published.subList(before, published.size()));
     }
 

@@ -35,9 +35,9 @@ class WillKeeperTest {
         keeper.keep(new KeepWill("a", 4, 10, will("a"), 0));
         keeper.keep(new KeepWill("b", 5, 11, will("b"), 0));
         keeper.keep(new KeepWill("c", 6, 12, will("c"), 0));
-        assertEquals(List.of("a=a", "b=b"), payloads(keeper.holdersGone(Set.of(4, 5), T0)));
+        assertEquals(List.of("a=a", "b=b"), payloads(keeper.holdersGone(Set.of(4, 5), Set.of(), T0)));
         assertEquals(1, keeper.size(), "the live holder's will stays");
-        assertTrue(keeper.holdersGone(Set.of(4, 5), T0).isEmpty(), "published once");
+        assertTrue(keeper.holdersGone(Set.of(4, 5), Set.of(), T0).isEmpty(), "published once");
     }
 
     @Test
@@ -45,7 +45,7 @@ class WillKeeperTest {
         keeper.keep(new KeepWill("a", 4, 10, will("a"), 0));
         keeper.forget(new ForgetWill("a", 4, 10));
         assertEquals(0, keeper.size(), "it keeps no more than its holders hold");
-        assertTrue(keeper.holdersGone(Set.of(4), T0).isEmpty());
+        assertTrue(keeper.holdersGone(Set.of(4), Set.of(), T0).isEmpty());
     }
 
     @Test
@@ -53,7 +53,7 @@ class WillKeeperTest {
         keeper.keep(new KeepWill("a", 4, 10, will("old"), 0));
         keeper.keep(new KeepWill("a", 4, 20, will("new"), 0));  // the client came back on the same shard
         keeper.forget(new ForgetWill("a", 4, 10));
-        assertEquals(List.of("a=new"), payloads(keeper.holdersGone(Set.of(4), T0)));
+        assertEquals(List.of("a=new"), payloads(keeper.holdersGone(Set.of(4), Set.of(), T0)));
     }
 
     @Test
@@ -68,7 +68,7 @@ class WillKeeperTest {
         // The session moved from shard 4 to shard 5 of the lost node; 4's forgetting was lost with it.
         keeper.keep(new KeepWill("a", 4, 10, will("a"), 0));
         keeper.keep(new KeepWill("a", 5, 20, will("a"), 0));
-        assertEquals(1, keeper.holdersGone(Set.of(4, 5), T0).size(), "a client id has one connection [MQTT-3.1.4-3]");
+        assertEquals(1, keeper.holdersGone(Set.of(4, 5), Set.of(), T0).size(), "a client id has one connection [MQTT-3.1.4-3]");
         assertEquals(0, keeper.size());
     }
 
@@ -78,10 +78,18 @@ class WillKeeperTest {
         var will = Message.received("will/a", Binary.utf8("a"), QoS.AT_LEAST_ONCE, false, properties, T0);
         keeper.keep(new KeepWill("a", 4, 10, will, 3600));
         long lostAt = T0 + 60 * SECOND;  // connected a minute before its node was lost
-        var published = keeper.holdersGone(Set.of(4), lostAt).get(0).getValue();
+        var published = keeper.holdersGone(Set.of(4), Set.of(), lostAt).get(0).getValue();
         assertFalse(published.isExpired(lostAt + 9 * SECOND), "alive for 10 s from its publication");
         assertTrue(published.isExpired(lostAt + 10 * SECOND));
         assertEquals(lostAt, published.receivedAt());
+    }
+
+    @Test
+    void theWillsOfAHolderWhoseNodeLeftAreForgottenNotPublished() {  // the node published them as it closed their connections
+        keeper.keep(new KeepWill("a", 4, 10, will("a"), 0));
+        keeper.keep(new KeepWill("b", 5, 11, will("b"), 0));
+        assertEquals(List.of("b=b"), payloads(keeper.holdersGone(Set.of(4, 5), Set.of(4), T0)));
+        assertEquals(0, keeper.size());
     }
 
     @Test
@@ -89,6 +97,6 @@ class WillKeeperTest {
         keeper.keep(new KeepWill("a", 4, 10, will("a"), 0));
         keeper.keep(new KeepWill("b", 5, 11, will("b"), 0));
         keeper.holderRestarted(4);
-        assertEquals(List.of("b=b"), payloads(keeper.holdersGone(Set.of(4, 5), T0)));
+        assertEquals(List.of("b=b"), payloads(keeper.holdersGone(Set.of(4, 5), Set.of(), T0)));
     }
 }

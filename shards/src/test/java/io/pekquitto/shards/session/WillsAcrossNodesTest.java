@@ -44,6 +44,16 @@ class WillsAcrossNodesTest {
     }
 
     @Test
+    void theWillsOfANodeThatLeftAreNotPublishedByTheOthers() {  // it stopped its broker, which published them itself
+        var nodes = new SessionsOfNodes(2, 2);
+        nodes.connect("leaving", 2, true, 0);
+        nodes.settle();
+        assertEquals(1, nodes.keptWills());
+        assertEquals(List.of(), nodes.leave(1));
+        assertEquals(0, nodes.keptWills(), "and forgotten");
+    }
+
+    @Test
     void aWillIsToldToItsKeeperWithItsClaimAndForgottenAtANormalDisconnect() {
         var nodes = new SessionsOfNodes(2, 2);
         var connection = nodes.connect("client", 2, true, 30);

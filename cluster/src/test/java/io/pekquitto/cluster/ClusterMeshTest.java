@@ -1,0 +1,80 @@
+package io.pekquitto.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.node.MeshPeers;
+import io.pekquitto.shards.node.NodeMesh;
+import io.pekquitto.shards.settings.BrokerSettings;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.cluster.typed.Leave;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two nodes in one JVM, each with one shard (a probe): the mesh tells a node's shards of the other node's shard when
+ * it joins, and, once that node left the cluster, that it is gone and left (its clients' wills are not the others'
+ * to publish: docs/cluster.md, Wills across nodes).
+ */
+class ClusterMeshTest {
+    private static final Duration WITHIN = Duration.ofSeconds(30);
+
+    private final ActorTestKit first = node();
+    private final ActorTestKit second = node();
+
+    private static ActorTestKit node() {
+        var settings = BrokerSettings.parse("cluster { enabled = true, port = 0 }").cluster();
+        return ActorTestKit.create(ClusterConfig.SYSTEM_NAME, ClusterConfig.of(settings, 1024 * 1024)
+                .withFallback(ActorTestKit.applicationTestConfig()));
+    }
+
+    @AfterEach
+    void stop() {
+        second.shutdownTestKit();
+        first.shutdownTestKit();
+    }
+
+    /** The node's one shard, named as a broker names it, telling {@code probe} what it is told; and the node's mesh. */
+    private static void meshOf(ActorTestKit node, TestProbe<ShardMessage> probe) {
+        var shard = node.<ShardMessage>spawn(Behaviors.receiveMessage(message -> {
+            probe.ref().tell(message);
+            return Behaviors.same();
+        }), "shard-0");
+        var peers = new MeshPeers(1, Cluster.get(node.system()).selfMember().address().hostPort(), true);
+        peers.local(List.of(shard));
+        NodeMesh.get(node.system()).publish(peers);
+        node.spawn(ClusterMesh.create(), "cluster-mesh");
+    }
+
+    @Test
+    void aNodeThatLeavesIsGoneAndLeft() {
+        var firstCluster = Cluster.get(first.system());
+        firstCluster.manager().tell(Join.create(firstCluster.selfMember().address()));
+        var secondCluster = Cluster.get(second.system());
+        secondCluster.manager().tell(Join.create(firstCluster.selfMember().address()));
+        var told = first.<ShardMessage>createTestProbe();
+        meshOf(first, told);
+        meshOf(second, second.createTestProbe());
+
+        var joined = (Shard.PeersChanged) told.fishForMessage(WITHIN, message ->
+                message instanceof Shard.PeersChanged changed && !changed.joined().isEmpty()
+                        ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore()).get(0);
+        assertEquals(List.of(), joined.left());
+        int other = joined.joined().get(0);
+
+        secondCluster.manager().tell(Leave.create(secondCluster.selfMember().address()));
+        var gone = (Shard.PeersChanged) told.fishForMessage(WITHIN, message ->
+                message instanceof Shard.PeersChanged changed && !changed.gone().isEmpty()
+                        ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore()).get(0);
+        assertEquals(List.of(other), gone.gone());
+        assertEquals(List.of(other), gone.left(), "it left: it published its clients' wills itself");
+    }
+}
