@@ -91,6 +91,10 @@ public final class DataPlane {
 
     private List<Forwarded> nextBatch(int destination) {
         var waiting = pending.get(destination);
+        if (batchBytes[destination] == Long.MAX_VALUE) {  // a shard of this node: everything waiting, unweighed
+            pending.set(destination, new ArrayList<>());
+            return waiting;
+        }
         int count = 0;
         long bytes = 0;
         while (count < waiting.size() && (count == 0 || bytes + size(waiting.get(count)) <= batchBytes[destination])) {
