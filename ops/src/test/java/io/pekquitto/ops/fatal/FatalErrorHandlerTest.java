@@ -79,10 +79,11 @@ class FatalErrorHandlerTest {
 
         second.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (second.getState() != Thread.State.BLOCKED) {
-            // Waiting on the latch, or gone: it wrote its line and reached its own halt.
-            assertTrue(second.getState() == Thread.State.NEW || second.getState() == Thread.State.RUNNABLE,
-                    "the second thread did not wait for the first's halt: " + second.getState() + "; " + written());
+        for (var state = second.getState(); state != Thread.State.BLOCKED; state = second.getState()) {
+            // Waiting on the latch, or gone: it wrote its line and reached its own halt. (The state is read once
+            // per turn: read twice, it may turn BLOCKED between the loop's test and this one's.)
+            assertTrue(state == Thread.State.NEW || state == Thread.State.RUNNABLE,
+                    "the second thread did not wait for the first's halt: " + state + "; " + written());
             assertTrue(System.nanoTime() < deadline, "the second thread never got to the halt");
             Thread.onSpinWait();
         }
