@@ -176,47 +176,37 @@
     return parts.filter(([amount]) => amount > 0).map(([amount, unit]) => `${amount} ${unit}`).join(' ') || '0 s';
   }
 
-  // A node of the cluster, by its address, in the Cluster section's table (docs/cluster.md).
-  function showNodeFigure(node, name, value) {
-    const table = byId('nodes');
-    const columns = [...table.querySelectorAll('th[data-column]')].map((th) => th.dataset.column);
-    const column = columns.indexOf(name);
-    if (column < 0) return;
-    let row = [...table.tBodies[0].rows].find((other) => other.dataset.node === node);
-    if (!row) {
-      row = document.createElement('tr');
-      row.dataset.node = node;
-      const header = document.createElement('th');
-      header.scope = 'row';
-      header.textContent = node;
-      row.append(header, ...columns.map(() => Object.assign(document.createElement('td'), { textContent: '–' })));
-      const later = [...table.tBodies[0].rows].find((other) => other.dataset.node > node);
-      table.tBodies[0].insertBefore(row, later ?? null);
-      table.hidden = false;
+  // A shard's row in the table of shards; a node's (by its address) in the Cluster section's (docs/cluster.md).
+  function showShardFigure(shard, name, value) {
+    if (showRowFigure(byId('shards'), String(shard), (other) => Number(other) > shard, name, value)) {
+      byId('no-shards').hidden = true;
     }
-    row.cells[column + 1].textContent = value;
   }
 
-  function showShardFigure(shard, name, value) {
-    const table = byId('shards');
+  function showNodeFigure(node, name, value) {
+    showRowFigure(byId('nodes'), node, (other) => other > node, name, value);
+  }
+
+  /** Shows `value` in the row `key` (made, in order, if new: `after` says which keys come after it); true if shown. */
+  function showRowFigure(table, key, after, name, value) {
     const headers = [...table.querySelectorAll('th[data-column]')];
     const columns = headers.map((th) => th.dataset.column);
     const column = columns.indexOf(name);
-    if (column < 0) return;
-    let row = table.querySelector(`tr[data-shard="${shard}"]`);
+    if (column < 0) return false;
+    let row = [...table.tBodies[0].rows].find((other) => other.dataset.key === key);
     if (!row) {
       row = document.createElement('tr');
-      row.dataset.shard = String(shard);
+      row.dataset.key = key;
       const header = document.createElement('th');
       header.scope = 'row';
-      header.textContent = String(shard);
+      header.textContent = key;
       row.append(header, ...columns.map(() => Object.assign(document.createElement('td'), { textContent: '–' })));
-      const later = [...table.tBodies[0].rows].find((other) => Number(other.dataset.shard) > shard);
+      const later = [...table.tBodies[0].rows].find((other) => after(other.dataset.key));
       table.tBodies[0].insertBefore(row, later ?? null);
       table.hidden = false;
-      byId('no-shards').hidden = true;
     }
     row.cells[column + 1].textContent = format(value, headers[column].dataset.format);
+    return true;
   }
 
   function noteBurst(retained) {
