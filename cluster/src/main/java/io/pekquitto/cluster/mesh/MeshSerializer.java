@@ -1,5 +1,6 @@
 package io.pekquitto.cluster.mesh;
 
+import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
 import java.io.NotSerializableException;
 import java.nio.ByteBuffer;
@@ -25,6 +26,9 @@ public final class MeshSerializer extends SerializerWithStringManifest {
     private final ExtendedActorSystem system;
     /** This node's address as the others name it ({@code system@host:port}), written first in every message. */
     private final byte[] node;
+    /** The broker's numbering of the shards, and how this node names them, once the broker has started. */
+    private volatile MeshPeers peers;
+    private volatile ShardNaming ours = ShardNaming.SAME_NODE;
 
     public MeshSerializer(ExtendedActorSystem system) {
         this.system = system;
@@ -49,8 +53,8 @@ public final class MeshSerializer extends SerializerWithStringManifest {
     /** @throws IllegalArgumentException for a {@code Handover} carrying a live session: only a portable one leaves its node */
     @Override
     public byte[] toBinary(Object message) {
-        var body = codec.encode(message, NodeMesh.get(Adapter.toTyped(system)).peers()
-                .map(peers -> ShardNaming.of(peers, peers.node())).orElse(ShardNaming.SAME_NODE));
+        peers();
+        var body = codec.encode(message, ours);
         return ByteBuffer.allocate(2 + node.length + body.length).putShort((short) node.length).put(node).put(body).array();
     }
 
@@ -69,7 +73,19 @@ public final class MeshSerializer extends SerializerWithStringManifest {
 
     /** The shards a message from {@code sender} names, as this node numbers them (by number when no broker runs here). */
     private ShardNaming numbering(String sender) {
-        return NodeMesh.get(Adapter.toTyped(system)).peers().map(peers -> ShardNaming.of(peers, sender))
-                .orElse(ShardNaming.SAME_NODE);
+        var numbered = peers();
+        return numbered == null ? ShardNaming.SAME_NODE : ShardNaming.of(numbered, sender);
+    }
+
+    /** The broker's {@link MeshPeers}, looked up until the broker has published them, then kept; null before. */
+    private MeshPeers peers() {
+        var found = peers;
+        if (found != null) return found;
+        found = NodeMesh.get(Adapter.toTyped(system)).peers().orElse(null);
+        if (found != null) {
+            ours = ShardNaming.of(found, found.node());
+            peers = found;
+        }
+        return found;
     }
 }
