@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.settings.ClusterSettings;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,7 @@ public final class ClusterConfig {
     static final String GIVE_UP_JOINING = "60s";
 
     /** How long a stopped node may take to leave the cluster before the broker shuts down. */
-    static final String LEAVE_TIMEOUT = "10s";
+    static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(10);
 
     /** The name of our serializer for the mesh's messages, {@code MeshSerializer} (named, not loaded, here). */
     static final String MESH_SERIALIZER = "pekquitto-mesh";
@@ -79,6 +80,14 @@ public final class ClusterConfig {
      * whose clients send packets of at most {@code maxPacketSize} bytes.
      */
     public static Config of(ClusterSettings settings, int maxPacketSize) {
+        return of(settings, maxPacketSize, Duration.ofSeconds(10));
+    }
+
+    /**
+     * The configuration for a node with {@code settings} whose clients send packets of at most {@code maxPacketSize}
+     * bytes, and which takes at most {@code handOffTimeout} to hand its sessions on when it leaves (ClusterNode).
+     */
+    public static Config of(ClusterSettings settings, int maxPacketSize, Duration handOffTimeout) {
         Map<String, Object> values = new HashMap<>();
         values.put("pekko.actor.provider", "cluster");
         values.put("pekko.remote.artery.enabled", "on");
@@ -100,9 +109,9 @@ public final class ClusterConfig {
         values.put("pekko.cluster.jmx.enabled", "off");
         values.put("pekko.remote.artery.advanced.outbound-message-queue-size", OUTBOUND_QUEUE);
         values.put("pekko.remote.artery.advanced.maximum-frame-size", maximumFrameSize(maxPacketSize) + "b");
-        // The node leaves before the broker shuts down (ClusterNode): Leaving, Exiting, Removed take a few
-        // gossip rounds of 1s; past this the broker shuts down anyway, and the others down it.
-        values.put("pekko.coordinated-shutdown.phases.before-service-unbind.timeout", LEAVE_TIMEOUT);
+        // The node hands its sessions on, then leaves, before the broker shuts down (ClusterNode): Leaving, Exiting,
+        // Removed take a few gossip rounds of 1s; past this the broker shuts down anyway, and the others down it.
+        values.put("pekko.coordinated-shutdown.phases.before-service-unbind.timeout", handOffTimeout.plus(LEAVE_TIMEOUT).toMillis() + "ms");
         return ConfigFactory.parseMap(values, "pekquitto.cluster").withFallback(serialization());
     }
 }

@@ -2,6 +2,7 @@ package io.pekquitto.cluster;
 
 import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.node.Leaving;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -29,11 +31,14 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * was removed, and whether it left or was lost: {@link Departures}). A shard of a node only unreachable stays
  * listed: the node may come back, its clients still connected. A shard of another node is numbered here by its
  * node's address and its index there ({@link MeshPeers#remoteId}), as the serializer numbers the sender of what
- * it reads.
+ * it reads. A node that leaves lists its shards as leaving too ({@link #LEAVING}): every node takes up a ring of homes
+ * without them, and the leaving node's shards hand their sessions on ({@link Leave}).
  */
 public final class ClusterMesh {
     /** Every broker's shards, in the cluster's receptionist. */
     public static final ServiceKey<ShardMessage> SHARDS = ServiceKey.create(ShardMessage.class, "pekquitto-shards");
+    /** The shards of nodes leaving (docs/cluster.md, A node leaving): home to none, their sessions on their way out. */
+    static final ServiceKey<ShardMessage> LEAVING = ServiceKey.create(ShardMessage.class, "pekquitto-leaving-shards");
     /** How often the mesh looks for the broker's shards until the broker has started. */
     private static final Duration BROKER_POLL = Duration.ofMillis(100);
     private static final String SHARD_NAME = "shard-";
@@ -43,6 +48,13 @@ public final class ClusterMesh {
     sealed interface Command {}
 
     private record Listed(Set<ActorRef<ShardMessage>> shards) implements Command {}
+
+    /** This node leaves the cluster: its shards hand their sessions to the other nodes first; {@code replyTo} hears when. */
+    record Leave(ActorRef<Done> replyTo) implements Command {}
+
+    private record LeavingListed(Set<ActorRef<ShardMessage>> shards) implements Command {}
+
+    private record ShardEvacuated(Leaving.Evacuated evacuated) implements Command {}
 
     private record MemberChanged(ClusterEvent.MemberEvent event) implements Command {}
 
@@ -58,6 +70,12 @@ public final class ClusterMesh {
     /** Whether the shards were told of the other nodes' shards once: until then they order no claim. */
     private boolean told;
     private final Departures departures = new Departures();
+    /** The shards of nodes leaving now, this node's included once it leaves. */
+    private List<Integer> leaving = List.of();
+    /** Who waits for this node's shards to hand their sessions on, once it leaves. */
+    private ActorRef<Done> leaveReplyTo;
+    /** This node's shards that still hold sessions to hand on; null until they are told to. */
+    private Set<Integer> evacuating;
 
     private ClusterMesh(ActorContext<Command> context, MeshPeers peers) {
         this.context = context;
@@ -68,6 +86,7 @@ public final class ClusterMesh {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             timers.startTimerWithFixedDelay(LookForBroker.INSTANCE, BROKER_POLL);
             return Behaviors.receiveMessage(message -> {
+                if (message instanceof Leave leave) leave.replyTo().tell(Done.done());  // no broker yet: nothing to hand on
                 var started = NodeMesh.get(context.getSystem()).peers().filter(MeshPeers::started);
                 if (message != LookForBroker.INSTANCE || started.isEmpty()) return Behaviors.same();
                 timers.cancelAll();
@@ -81,13 +100,19 @@ public final class ClusterMesh {
         var receptionist = context.getSystem().receptionist();
         for (int i = 0; i < peers.localShards(); i++) receptionist.tell(Receptionist.register(SHARDS, peers.ref(i)));
         // Reachable or not: a node is gone once it is removed (downed, or left), not while it may come back.
-        var adapter = context.messageAdapter(Receptionist.Listing.class, listing -> new Listed(listing.getAllServiceInstances(SHARDS)));
+        // One adapter per message class: the listings of both keys come through it.
+        var adapter = context.messageAdapter(Receptionist.Listing.class, listing -> listing.isForKey(SHARDS)
+                ? new Listed(listing.getAllServiceInstances(SHARDS)) : new LeavingListed(listing.getAllServiceInstances(LEAVING)));
         receptionist.tell(Receptionist.subscribe(SHARDS, adapter));
+        receptionist.tell(Receptionist.subscribe(LEAVING, adapter));
         Cluster.get(context.getSystem()).subscriptions().tell(Subscribe.create(
                 context.messageAdapter(ClusterEvent.MemberEvent.class, MemberChanged::new), ClusterEvent.MemberEvent.class));
         return Behaviors.withTimers(timers -> Behaviors.receive(Command.class)
                 .onMessage(Listed.class, this::onListed)
                 .onMessage(MemberChanged.class, this::onMemberChanged)
+                .onMessage(Leave.class, this::onLeave)
+                .onMessage(LeavingListed.class, this::onLeavingListed)
+                .onMessage(ShardEvacuated.class, this::onShardEvacuated)
                 .onMessageEquals(CheckWhole.INSTANCE, () -> {
                     if (!told && isWhole()) tell(List.copyOf(listed.keySet()), List.of());
                     if (!told) timers.startSingleTimer(CheckWhole.INSTANCE, CHECK_WHOLE);
@@ -123,11 +148,71 @@ public final class ClusterMesh {
 
     private void tell(List<Integer> joined, List<Integer> gone) {
         told = true;
-        context.getLog().info("Mesh: {} shards of other nodes ({} joined, {} gone)", listed.size(), joined.size(), gone.size());
+        context.getLog().info("Mesh: {} shards of other nodes ({} joined, {} gone), {} shards leaving", listed.size(), joined.size(),
+                gone.size(), leaving.size());
         var younger = joined.stream().filter(id -> isYounger(peers.name(id).node())).toList();
         var left = gone.stream().filter(id -> departures.left(peers.name(id).node())).toList();
-        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone), younger, left);
+        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone), younger, left, leaving);
         for (int i = 0; i < peers.localShards(); i++) peers.ref(i).tell(change);
+    }
+
+    /**
+     * This node leaves: it lists its shards as leaving, so that every node takes up the ring of homes without them;
+     * once this node has too, its shards hand their sessions on ({@link #onLeavingListed}). Nothing to hand on for a
+     * node whose mesh has no other node's shard that stays.
+     */
+    private Behavior<Command> onLeave(Leave leave) {
+        if (leaveReplyTo != null) return Behaviors.same();
+        boolean anotherStays = listed.keySet().stream().anyMatch(id -> !leaving.contains(id));
+        if (!told || !anotherStays) {
+            leave.replyTo().tell(Done.done());
+            return Behaviors.same();
+        }
+        leaveReplyTo = leave.replyTo();
+        context.getLog().info("Leaving the cluster: handing this node's sessions to the other nodes");
+        var receptionist = context.getSystem().receptionist();
+        for (int i = 0; i < peers.localShards(); i++) receptionist.tell(Receptionist.register(LEAVING, peers.ref(i)));
+        return Behaviors.same();
+    }
+
+    /** The shards of nodes leaving changed: the ring of homes changes; this node's own shards evacuate once it is theirs. */
+    private Behavior<Command> onLeavingListed(LeavingListed listing) {
+        var now = new ArrayList<Integer>();
+        for (var shard : listing.shards()) {
+            var address = shard.path().address();
+            var name = shard.path().name();
+            if (!name.startsWith(SHARD_NAME)) continue;
+            int index = Integer.parseInt(name.substring(SHARD_NAME.length()));
+            if (address.hasLocalScope()) {
+                now.add(index);
+            } else {
+                int id = peers.remoteId(address.hostPort(), index);
+                if (listed.containsKey(id)) now.add(id);
+            }
+        }
+        now.sort(null);
+        if (now.equals(leaving)) return Behaviors.same();
+        leaving = List.copyOf(now);
+        if (told) tell(List.of(), List.of());
+        boolean ownListed = true;
+        for (int i = 0; i < peers.localShards(); i++) ownListed &= leaving.contains(i);
+        if (leaveReplyTo != null && evacuating == null && ownListed) {
+            evacuating = new HashSet<>();
+            var replyTo = context.messageAdapter(Leaving.Evacuated.class, ShardEvacuated::new);
+            for (int i = 0; i < peers.localShards(); i++) {
+                evacuating.add(i);
+                peers.ref(i).tell(new Leaving.Evacuate(replyTo));
+            }
+        }
+        return Behaviors.same();
+    }
+
+    private Behavior<Command> onShardEvacuated(ShardEvacuated shard) {
+        if (evacuating != null && evacuating.remove(shard.evacuated().index()) && evacuating.isEmpty()) {
+            context.getLog().info("Leaving the cluster: every session handed on");
+            leaveReplyTo.tell(Done.done());
+        }
+        return Behaviors.same();
     }
 
     private Behavior<Command> onMemberChanged(MemberChanged changed) {
@@ -156,6 +241,7 @@ public final class ClusterMesh {
             if (!shard.equals(listed.get(id))) joined.add(id);
         });
         gone.forEach(id -> peers.remote(id, null));
+        leaving = leaving.stream().filter(id -> peers.isLocal(id) || now.containsKey(id)).toList();
         joined.forEach(id -> peers.remote(id, now.get(id)));
         listed.clear();
         listed.putAll(now);

@@ -42,12 +42,12 @@ public final class ClusterNode {
      * the cluster's mesh, and sums every node's counts ({@code broker}'s figures) each {@code sysInterval}.
      */
     public static ClusterNode start(ActorSystem<?> system, ActorRef<Broker.Command> broker, ClusterSettings settings,
-                                    ClusterFigures figures, Duration sysInterval) {
+                                    ClusterFigures figures, Duration sysInterval, Duration handOffTimeout) {
         var membership = system.systemActorOf(ClusterMembership.create(figures, settings.seedNodes().isEmpty()),
                 "cluster-membership", Props.empty());
-        system.systemActorOf(ClusterMesh.create(), "cluster-mesh", Props.empty());
+        var mesh = system.systemActorOf(ClusterMesh.create(), "cluster-mesh", Props.empty());
         system.systemActorOf(ClusterCounts.create(broker, sysInterval, figures::totals), "cluster-counts", Props.empty());
-        leaveFirst(system);
+        leaveFirst(system, broker, mesh, handOffTimeout);
         return new ClusterNode(system, membership);
     }
 
@@ -59,20 +59,39 @@ public final class ClusterNode {
      * broker waits here until the node is Exiting (a second or two). Pekko's confirmation of the exit, a
      * later phase, is then cut short: the others remove the node once they no longer hear it, without
      * downing it (measured: about 5s).
+     *
+     * <p>Before it leaves, a node that is Up hands its sessions to the others (docs/cluster.md, A node leaving): its
+     * listeners close, so that no client starts a session here meanwhile, and its shards hand each session that
+     * outlives its connection to its home on another node, its connection told that the server shuts down
+     * (DISCONNECT 0x8B), within {@code handOffTimeout}. A node downed has no one to hand them to.
      */
-    private static void leaveFirst(ActorSystem<?> system) {
+    private static void leaveFirst(ActorSystem<?> system, ActorRef<Broker.Command> broker, ActorRef<ClusterMesh.Command> mesh,
+                                   Duration handOffTimeout) {
         var cluster = org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system));
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "pekquitto-cluster-leave", () -> {
-            var exiting = new CompletableFuture<Done>();
-            Runnable check = () -> {
-                if (GONE.contains(cluster.selfMember().status())) exiting.complete(Done.done());
-            };
-            var poll = system.scheduler().scheduleAtFixedRate(Duration.ZERO, LEAVE_POLL, check, system.executionContext());
-            exiting.whenComplete((done, failure) -> poll.cancel());
-            cluster.registerOnMemberRemoved(() -> exiting.complete(Done.done()));  // or shut down
-            cluster.leave(cluster.selfAddress());
-            return exiting;
+            if (cluster.selfMember().status() != MemberStatus.up()) return leave(system);
+            broker.tell(Broker.StopAccepting.INSTANCE);
+            return AskPattern.<ClusterMesh.Command, Done>ask(mesh, ClusterMesh.Leave::new, handOffTimeout, system.scheduler())
+                    .exceptionally(timedOut -> {
+                        system.log().warn("Leaving the cluster: sessions not handed on within {} stay in this node's store", handOffTimeout);
+                        return Done.done();
+                    })
+                    .thenCompose(handedOn -> leave(system));
         });
+    }
+
+    /** Leaves the cluster; complete once this node is Exiting, or out. */
+    private static CompletionStage<Done> leave(ActorSystem<?> system) {
+        var cluster = org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system));
+        var exiting = new CompletableFuture<Done>();
+        Runnable check = () -> {
+            if (GONE.contains(cluster.selfMember().status())) exiting.complete(Done.done());
+        };
+        var poll = system.scheduler().scheduleAtFixedRate(Duration.ZERO, LEAVE_POLL, check, system.executionContext());
+        exiting.whenComplete((done, failure) -> poll.cancel());
+        cluster.registerOnMemberRemoved(() -> exiting.complete(Done.done()));  // or shut down
+        cluster.leave(cluster.selfAddress());
+        return exiting;
     }
 
     /** The members as this node sees them now, by address. */

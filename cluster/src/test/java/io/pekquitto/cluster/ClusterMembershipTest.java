@@ -27,7 +27,7 @@ class ClusterMembershipTest {
         var figures = new ClusterFigures();
         var settings = BrokerSettings.parse("cluster { enabled = true, port = 0 }").cluster();
         var broker = TESTKIT.<io.pekquitto.shards.Broker.Command>createTestProbe().ref();  // no figures: no totals
-        var node = ClusterNode.start(TESTKIT.system(), broker, settings, figures, Duration.ofSeconds(1));
+        var node = ClusterNode.start(TESTKIT.system(), broker, settings, figures, Duration.ofSeconds(1), Duration.ofSeconds(10));
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         List<ClusterMember> members = List.of();
         while (System.nanoTime() < deadline) {

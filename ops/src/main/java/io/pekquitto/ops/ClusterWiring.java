@@ -26,6 +26,7 @@ final class ClusterWiring {
     private final ClusterSettings settings;
     private final int maxPacketSize;
     private final Duration sysInterval;
+    private final Duration shutdownTimeout;
     private final ClusterFigures figures = new ClusterFigures();
     private Optional<ClusterNode> node = Optional.empty();
 
@@ -33,11 +34,12 @@ final class ClusterWiring {
         this.settings = broker.cluster();
         this.maxPacketSize = broker.maxPacketSize();
         this.sysInterval = broker.operations().sysInterval();
+        this.shutdownTimeout = broker.operations().shutdownTimeout();
     }
 
     /** {@code config} with this node's cluster configuration over it. */
     Config config(Config config) {
-        return ClusterConfig.of(settings, maxPacketSize).withFallback(config);
+        return ClusterConfig.of(settings, maxPacketSize, shutdownTimeout).withFallback(config);
     }
 
     /** The cluster's {@code $SYS} topics, for the broker to publish. */
@@ -47,7 +49,7 @@ final class ClusterWiring {
 
     /** Joins the cluster and watches its membership; once the actor system, whose guardian is the broker, runs. */
     void start(ActorSystem<Broker.Command> system) {
-        node = Optional.of(ClusterNode.start(system, system, settings, figures, sysInterval));
+        node = Optional.of(ClusterNode.start(system, system, settings, figures, sysInterval, shutdownTimeout));
     }
 
     CompletionStage<List<ClusterMember>> members() {

@@ -79,6 +79,9 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     /** From a shard: none of its connections is left. */
     record ShardDrained(int index) implements Command {}
 
+    /** Close the listeners, ahead of the shutdown: a node leaving its cluster hands its sessions on first. */
+    public enum StopAccepting implements Command { INSTANCE }
+
     private enum ShutdownTimedOut implements Command { INSTANCE }
 
     /** During the shutdown, once every shard is drained: are the WebSocket streams done writing? */
@@ -117,6 +120,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private final TimerScheduler<Command> timers;
     /** Who waits for the shutdown to end; empty until it starts. */
     private final List<ActorRef<Done>> waitingForShutdown = new ArrayList<>();
+    private boolean acceptingStopped;
     private final Set<Integer> drainedShards = new HashSet<>();
     private final Cancellable shutdownTask;
     private final ActorRef<FiguresCollector.Command> figures;
@@ -288,6 +292,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                     return this;
                 })
                 .onMessage(ShardDrained.class, this::onShardDrained)
+                .onMessageEquals(StopAccepting.INSTANCE, this::stopAccepting)
                 .onMessageEquals(ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
                 .onMessageEquals(WebSocketsCheck.INSTANCE, this::stopOnceWebSocketsEnded)
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
@@ -312,9 +317,15 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         if (waitingForShutdown.size() > 1) return this;  // already under way
         var timeout = settings.operations().shutdownTimeout();
         getContext().getLog().info("Shutting down: disconnecting {} clients (at most {})", counts.connectionsTotal(), timeout);
-        listeners.forEach(listener -> listener.tell(TcpListener.Unbind.INSTANCE, org.apache.pekko.actor.ActorRef.noSender()));
+        stopAccepting();
         shards.forEach(shard -> shard.tell(new Shard.ShutDown(getContext().getSelf())));
         timers.startSingleTimer(ShutdownTimedOut.INSTANCE, drainTimeout());
+        return this;
+    }
+
+    private Behavior<Command> stopAccepting() {
+        if (!acceptingStopped) listeners.forEach(listener -> listener.tell(TcpListener.Unbind.INSTANCE, org.apache.pekko.actor.ActorRef.noSender()));
+        acceptingStopped = true;
         return this;
     }
 

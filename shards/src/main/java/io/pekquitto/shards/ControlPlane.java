@@ -69,6 +69,7 @@ final class ControlPlane {
             turns.peersAcknowledged(shard, true);
         }
         changed.joined().forEach(mesh::joined);
+        mesh.leaving(changed.leaving());
         // A node's retained messages go once to a node that joins after it: from its first shard.
         if (mesh.index() == 0) changed.catchUp().forEach(router::catchUp);
         shardSessions.perform(sessions.ringChanged(mesh.ring(), Set.copyOf(changed.gone()), Set.copyOf(changed.left()),

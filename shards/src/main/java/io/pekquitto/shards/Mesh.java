@@ -39,6 +39,8 @@ final class Mesh {
     private final TreeSet<Integer> peers = new TreeSet<>();
     /** The remote peers the cluster listed: a barrier waits for them too. */
     private final TreeSet<Integer> listed = new TreeSet<>();
+    /** The shards, of this node or of others, whose node is leaving: in the mesh, home to no client id. */
+    private final TreeSet<Integer> leaving = new TreeSet<>();
     private final Map<Integer, List<ShardMessage>> waitingForReference = new HashMap<>();
     private DataPlane dataPlane = new DataPlane(1);
     private PeerHolds holds = new PeerHolds(1);
@@ -79,13 +81,26 @@ final class Mesh {
         ids.addAll(listed);
         ids.sort(Comparator.comparing(table::name));
         long epoch = 1_125_899_906_842_597L;
-        var shards = new int[ids.size()];
-        for (int i = 0; i < shards.length; i++) {
-            shards[i] = ids.get(i);
-            var name = table.name(shards[i]);
-            epoch = 31 * (31 * epoch + name.node().hashCode()) + name.index();
+        var homes = new ArrayList<Integer>();
+        var leavingNow = new ArrayList<Integer>();
+        for (int id : ids) {
+            boolean isLeaving = leaving.contains(id);
+            (isLeaving ? leavingNow : homes).add(id);
+            var name = table.name(id);
+            epoch = 31 * (31 * (31 * epoch + name.node().hashCode()) + name.index()) + (isLeaving ? 1 : 0);
         }
-        return new HomeRing(epoch, shards);
+        if (homes.isEmpty()) return new HomeRing(epoch, toArray(leavingNow));  // every node leaving: this one stays home
+        return new HomeRing(epoch, toArray(homes), toArray(leavingNow));
+    }
+
+    private static int[] toArray(List<Integer> ids) {
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The shards of nodes leaving now, this node's included if it is (docs/cluster.md, A node leaving). */
+    void leaving(List<Integer> shards) {
+        leaving.clear();
+        leaving.addAll(shards);
     }
 
     /** A message from {@code shard}: a remote one is a peer from now on (the cluster may list it later). */
@@ -113,6 +128,7 @@ final class Mesh {
     List<Runnable> gone(int shard) {
         peers.remove(shard);
         listed.remove(shard);
+        leaving.remove(shard);
         waitingForReference.remove(shard);
         if (shard >= dataPlane.destinations()) return List.of();
         dataPlane.drop(shard);

@@ -164,6 +164,9 @@ final class Router {
             batch.add(message);
         } else if (message.isShared() && !sessions.holds(clientId)) {
             redeliverShared(clientId, message);
+        } else if (sessions.movedTo(clientId) >= 0) {
+            // Routed here before the peer heard that the session left: it follows the session.
+            forward(sessions.movedTo(clientId), new Forwarded.ToClient(clientId, message));
         }
     }
 

@@ -12,6 +12,7 @@ import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PublisherThrottle;
+import io.pekquitto.shards.node.Leaving;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.routes.RetainedMessages;
 import io.pekquitto.shards.routes.TopicRoutes;
@@ -84,9 +85,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     /**
      * From the cluster, by id: shards of other nodes listed now ({@code joined}), removed ({@code gone}; {@code left}: of a node
-     * that left, not lost), and the joined ones of younger nodes ({@code catchUp}: they get this node's retained messages).
+     * that left, not lost), the joined ones of younger nodes ({@code catchUp}: they get this node's retained messages), and
+     * every shard of a node leaving now, this node's included ({@code leaving}: home to none).
      */
-    public record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp, List<Integer> left) implements Command {}
+    public record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp, List<Integer> left,
+                               List<Integer> leaving) implements Command {}
 
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
     public record Forward(int from, List<Forwarded> items) implements Command {}
@@ -152,6 +155,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private final DurableTurns turns;
     private final ShardSubscriptions subscriptions;
     private final ShardShutdown shutdown = new ShardShutdown();
+    private final ShardEvacuation evacuation;
     private final ControlPlane controlPlane;
     /** What the shard and its connections count, for $SYS and the metrics. */
     private final ShardStats stats;
@@ -199,6 +203,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.subscriptions = new ShardSubscriptions(sessions, routes, retained, mesh, router);
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
+        this.evacuation = new ShardEvacuation(shardSessions, sessions, timers);
         this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, router, clock);
         boolean restarted = shards.started();
         shardSessions.recoverRetained(retained::retain, restarted);  // also after a restart by the supervisor
@@ -224,10 +229,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(ShardRequest.ResumeReading.class, this::onResumeReading)
                 .onMessage(ShardRequest.Congested.class, congested -> onCongested(congested.connection()))
                 .onMessage(ShardRequest.Relieved.class, relieved -> relieve(relieved.connection()))
-                .onMessage(ShardRequest.Available.class, available -> {
-                    subscriptions.available(available.connection(), available.availability());
-                    return this;
-                })
+                .onMessage(ShardRequest.Available.class, available -> same(() -> subscriptions.available(available.connection(),
+                        available.availability())))
                 .onMessage(ShardRequest.Release.class, this::onRelease)
                 .onMessage(ShardRequest.Bounce.class, bounce -> onBounce(bounce.connection(), bounce.message()))
                 .onMessage(ShardRequest.Drained.class, drained -> finishDraining(drained.connection()))
@@ -237,6 +240,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessageEquals(Flush.INSTANCE, this::onFlush)
                 .onMessage(ConnectionStopped.class, this::onConnectionStopped)
                 .onMessage(ShutDown.class, this::onShutDown)
+                .onMessage(Leaving.Evacuate.class, evacuate -> same(() -> evacuation.start(evacuate, mesh.index())))
+                .onMessageEquals(ShardEvacuation.Check.INSTANCE, () -> same(() -> evacuation.check(mesh.index())))
                 .onMessage(GetFigures.class, this::onGetFigures)
                 .onMessage(ShardRequest.Parked.class, parked -> same(() -> this.parked.parked(mesh.index(), parked.connection())))
                 .onMessage(ResumeParked.class, this::onResumeParked)
@@ -249,8 +254,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                     turns.storeRecovered();
                     shardSessions.storeRecovered();
                 }))
-                .onSignal(PostStop.class, stopped -> closeStore())
-                .onSignal(PreRestart.class, restarting -> closeStore())
+                .onSignal(PostStop.class, stopped -> same(turns::close))
+                .onSignal(PreRestart.class, restarting -> same(turns::close))
                 .build();
     }
 
@@ -259,11 +264,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** Does {@code work}, and the shard stays as it is. */
     private Behavior<ShardMessage> same(Runnable work) {
         work.run();
-        return this;
-    }
-
-    private Behavior<ShardMessage> closeStore() {
-        turns.close();
         return this;
     }
 

@@ -39,6 +39,7 @@ final class ShardSessions {
     private final Logger log;
     /** What the start recovered of the retained messages, for the start's one log line. */
     private int retainedRecovered;
+    private boolean leaving;
     private long retainedNanos;
 
     ShardSessions(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining, TopicRoutes routes, Mesh mesh,
@@ -56,11 +57,19 @@ final class ShardSessions {
         this.log = log;
     }
 
+    /** This shard's node leaves the cluster: its sessions go to other nodes ({@link ShardEvacuation}). */
+    void leaving() {
+        leaving = true;
+    }
+
     /** Does what the session rules decided. */
     void perform(List<SessionEffect<ConnectionRef>> effects) {
         for (var effect : effects) {
             if (effect instanceof SessionEffect.TakeOver<ConnectionRef> takeOver) {
-                takeOver.connection().tell(Connection.TakenOver.INSTANCE);
+                // Leaving, a connection that has its session sees the server shut down (0x8B) as the session moves on.
+                var connection = takeOver.connection();
+                boolean shutDown = leaving && sessions.attachedClient(connection) != null;
+                connection.tell(shutDown ? Connection.ServerShuttingDown.INSTANCE : Connection.TakenOver.INSTANCE);
             } else if (effect instanceof SessionEffect.Attach<ConnectionRef> attach) {
                 mesh.announce(routes.attached(attach.session().clientId()));  // its new connection takes work
                 attach.connection().tell(new Connection.Attached(attach.sessionPresent(), attach.session()));

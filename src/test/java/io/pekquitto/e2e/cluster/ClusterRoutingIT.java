@@ -355,7 +355,10 @@ class ClusterRoutingIT {
             publisher.publish("routing/after/1", bytes("on"), 1, false);
             assertEquals("on", subscriber.inbox().next(Inbox.TIMEOUT).text());
         }
-        assertFalse(nodes.get(0).log().contains("Exception"), nodes.get(0).log());
+        // No exception of the broker's; Artery's own attempts to reach the killed node until it is removed may say
+        // "StreamTcpException: ... ConnectException: Connection refused", depending on timing.
+        var exceptions = nodes.get(0).log().lines().filter(line -> line.contains("Exception") && !line.contains("StreamTcpException")).toList();
+        assertEquals(List.of(), exceptions, nodes.get(0).log());
     }
 
     @Test

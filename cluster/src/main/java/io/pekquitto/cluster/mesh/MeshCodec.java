@@ -266,7 +266,7 @@ public final class MeshCodec {
     private static void writeTransfer(MeshOutput out, SessionTransfer transfer, ShardNaming naming, long now) {
         if (transfer instanceof SessionTransfer.Claim claim) {
             writeShard(out.tag(1).string(claim.clientId()), claim.shard(), naming);
-            out.int64(claim.token());
+            out.int64(claim.token()).int64(claim.from());
         } else if (transfer instanceof SessionTransfer.Relinquish relinquish) {
             writeSuccessor(out.tag(2).string(relinquish.clientId()).int64(relinquish.token()), relinquish.to(), naming);
         } else if (transfer instanceof SessionTransfer.Handover handover) {
@@ -287,6 +287,8 @@ public final class MeshCodec {
         } else if (transfer instanceof SessionTransfer.ForgetWill forget) {
             writeShard(out.tag(7).string(forget.clientId()), forget.shard(), naming);
             out.int64(forget.token());
+        } else if (transfer instanceof SessionTransfer.Adopt adopt) {
+            out.tag(8).string(adopt.clientId()).int64(adopt.from());
         } else {
             throw unknown(transfer);
         }
@@ -295,7 +297,7 @@ public final class MeshCodec {
     private static SessionTransfer readTransfer(MeshInput in, ShardNaming naming, long now) {
         int tag = in.tag();
         return switch (tag) {
-            case 1 -> new SessionTransfer.Claim(in.string(), readShard(in, naming), in.int64());
+            case 1 -> new SessionTransfer.Claim(in.string(), readShard(in, naming), in.int64(), in.int64());
             case 2 -> new SessionTransfer.Relinquish(in.string(), in.int64(), readSuccessor(in, naming));
             case 3 -> readHandover(in, now);
             case 4 -> new SessionTransfer.Ended(in.string(), in.int64());
@@ -307,6 +309,7 @@ public final class MeshCodec {
             case 6 -> new SessionTransfer.KeepWill(in.string(), readShard(in, naming), in.int64(), MessageCodec.read(in, now),
                     in.int64());
             case 7 -> new SessionTransfer.ForgetWill(in.string(), readShard(in, naming), in.int64());
+            case 8 -> new SessionTransfer.Adopt(in.string(), in.int64());
             default -> throw new MeshFormatException("an unknown session transfer " + tag);
         };
     }

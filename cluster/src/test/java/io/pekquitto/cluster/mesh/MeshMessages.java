@@ -131,7 +131,9 @@ final class MeshMessages {
                 Combinators.combine(strings(), tokens).as((id, token) -> new SessionTransfer.Redirect(new SessionTransfer.Ended(id, token))),
                 Combinators.combine(strings(), Arbitraries.integers(), tokens, messages(), Arbitraries.longs().between(0, 0xFFFF_FFFFL))
                         .as(SessionTransfer.KeepWill::new),
-                Combinators.combine(strings(), Arbitraries.integers(), tokens).as(SessionTransfer.ForgetWill::new));
+                Combinators.combine(strings(), Arbitraries.integers(), tokens).as(SessionTransfer.ForgetWill::new),
+                Combinators.combine(strings(), tokens).as(SessionTransfer.Adopt::new),
+                Combinators.combine(strings(), Arbitraries.integers(), tokens, tokens).as(SessionTransfer.Claim::new));
     }
 
     /** A Handover carrying a session in its portable form. */

@@ -116,4 +116,21 @@ final class HeldWills<C> {
     private void forget(String clientId, Told told) {
         if (told.keeper() != NONE) effects.transfer(told.keeper(), new ForgetWill(clientId, self, told.token()));
     }
+
+    /**
+     * What the keeper on another node must hold of the client's will now: the will of the connection that has the
+     * session held here ({@code owned}; or is given it), or, offline, the will waiting out its delay; none if no session
+     * of the client's is held here ({@code owned} null).
+     */
+    void witness(String clientId, OwnedSession<C> owned) {
+        if (owned == null) {
+            release(clientId);
+        } else if (owned.connection != null) {
+            hold(clientId, owned.token, owned.will);
+        } else {
+            var pending = owned.pendingWill;
+            hold(clientId, owned.token, pending == null ? null
+                    : new DelayedWill(pending.message(), (pending.publishAt() - pending.endedAt()) / 1_000_000_000L));
+        }
+    }
 }

@@ -48,7 +48,9 @@ final class Homes<C> {
         var inner = message instanceof SessionTransfer.Redirect redirect ? redirect.message() : message;
         int home = ring.homeOf(inner.clientId());
         if (home != self) {
-            if (inner != message) {
+            if (inner != message && ring.isLeaving(self)) {
+                effects.transfer(home, message);  // sent under a ring older than this one, where this shard was a home
+            } else if (inner != message) {
                 handoff.stray(inner);
             } else {
                 effects.transfer(home, new SessionTransfer.Redirect(inner));
@@ -62,8 +64,17 @@ final class Homes<C> {
         }
     }
 
-    /** The claim is the latest; the session comes from the claim before it, if any. */
+    /**
+     * The claim is the latest; the session comes from the claim before it, if any. A claim from one holder only, which
+     * another claim followed meanwhile, is moot: no session comes to it, and it is not recorded.
+     */
     private void onClaim(Claim claim) {
+        var latest = directory.latest(claim.clientId());
+        if (latest != null && latest.equals(new Successor(claim.shard(), claim.token()))) return;  // heard twice across a ring change
+        if (claim.from() != SessionTransfer.ANY_HOLDER && (latest == null || latest.token() != claim.from())) {
+            effects.transfer(claim.shard(), new Handover(claim.clientId(), claim.token(), Optional.empty()));
+            return;
+        }
         var successor = new Successor(claim.shard(), claim.token());
         var previous = directory.claim(claim.clientId(), successor);
         if (previous.isPresent() && previous.get().equals(successor)) return;  // heard twice across a ring change
@@ -106,7 +117,7 @@ final class Homes<C> {
     /** Round 1: each shard of the ring gets the records that are its to keep, and hears that this one adopted it. */
     void adopt(Map<Integer, List<Map.Entry<String, Successor>>> handed) {
         var peers = new ArrayList<Integer>();
-        for (int shard : ring.shards()) {
+        for (int shard : ring.participants()) {
             if (shard == self) continue;
             peers.add(shard);
             effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 1, handed.getOrDefault(shard, List.of())));
@@ -144,7 +155,7 @@ final class Homes<C> {
 
     private void afterHandoffStep() {
         if (handoff.settleNow()) {
-            for (int shard : ring.shards()) if (shard != self) effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 2, List.of()));
+            for (int shard : ring.participants()) if (shard != self) effects.add(new SessionEffect.Homes<>(shard, ring.epoch(), 2, List.of()));
         }
         if (handoff.serving()) handoff.takeWaiting().forEach(this::receive);
     }

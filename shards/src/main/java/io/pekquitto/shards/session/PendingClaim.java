@@ -16,6 +16,8 @@ final class PendingClaim<C> {
     final DelayedWill will;
     C connection;
     Successor next;
+    /** The only holder's token this claim takes the session from, or SessionTransfer.ANY_HOLDER. */
+    long from = SessionTransfer.ANY_HOLDER;
 
     PendingClaim(String clientId, long token, C connection, boolean cleanStart, long sessionExpiryInterval, DelayedWill will) {
         this.clientId = clientId;

@@ -16,8 +16,18 @@ public sealed interface SessionTransfer {
 
     String clientId();
 
-    /** To the home shard: a connection on shard {@code shard} claims the session with {@code token}. */
-    record Claim(String clientId, int shard, long token) implements SessionTransfer {}
+    /**
+     * To the home shard: a connection on shard {@code shard} claims the session with {@code token}; or, with {@code from}
+     * not 0, a shard claims it with no connection from the holder of that token only ({@link Adopt}).
+     */
+    record Claim(String clientId, int shard, long token, long from) implements SessionTransfer {
+        public Claim(String clientId, int shard, long token) {
+            this(clientId, shard, token, ANY_HOLDER);
+        }
+    }
+
+    /** A claim's {@code from} when it takes the session from whichever claim came before it. */
+    long ANY_HOLDER = 0;
 
     /** From the home to the holder of {@code token}: hand the session to claim {@code to} instead. */
     record Relinquish(String clientId, long token, Successor to) implements SessionTransfer {}
@@ -48,6 +58,14 @@ public sealed interface SessionTransfer {
 
     /** To the will keeper: forget the will of claim {@code token} on {@code shard} (published, cancelled, or moved on). */
     record ForgetWill(String clientId, int shard, long token) implements SessionTransfer {}
+
+    /**
+     * From a shard of a node that is leaving to the client id's home on the ring without it (docs/cluster.md, A node
+     * leaving): claim the session held there under token {@code from}, with no connection, and keep it offline. Ordered by
+     * the home as any claim, but moot if another claim was ordered after {@code from}'s: a connection of the client that
+     * claimed it meanwhile, anywhere, gets the session, and is not taken over by this.
+     */
+    record Adopt(String clientId, long from) implements SessionTransfer {}
 
     /** The claim a session goes to next. */
     record Successor(int shard, long token) {}

@@ -3,6 +3,7 @@ package io.pekquitto.shards.session;
 import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.session.SessionEffect.PublishWill;
 import io.pekquitto.shards.session.SessionEffect.TakeOver;
+import io.pekquitto.shards.session.SessionTransfer.Adopt;
 import io.pekquitto.shards.session.SessionTransfer.Claim;
 import io.pekquitto.shards.session.SessionTransfer.Ended;
 import io.pekquitto.shards.session.SessionTransfer.ForgetWill;
@@ -11,12 +12,10 @@ import io.pekquitto.shards.session.SessionTransfer.KeepWill;
 import io.pekquitto.shards.session.SessionTransfer.Relinquish;
 import io.pekquitto.shards.session.SessionTransfer.Successor;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 
@@ -40,12 +39,8 @@ public final class Sessions<C> {
     /** The wills of sessions held here, each told to a keeper on another node; and those this shard keeps for others. */
     private final HeldWills<C> wills;
     private final WillKeeper keeper = new WillKeeper();
-    private final Map<Long, PendingClaim<C>> claims = new HashMap<>();
-    private final Map<C, PendingClaim<C>> claimsByConnection = new HashMap<>();
+    private final PendingClaims<C> claims = new PendingClaims<>();
     private int self;
-    /** Part of every token: tokens of shards of different nodes, or of one shard before and after a restart, differ. */
-    private final long incarnation = ThreadLocalRandom.current().nextLong(1 << 23) << 40;
-    private long sequence;
 
     /** @param newSession makes the empty session of a client id (queue limits from the settings) */
     public Sessions(Function<String, Session> newSession) {
@@ -54,23 +49,15 @@ public final class Sessions<C> {
 
     /** @param journal where persistent sessions are written: the shard's batch for the store */
     public Sessions(Function<String, Session> newSession, SessionJournal journal) {
-        this(newSession, journal, MemoryBudget.NONE);
-    }
-
-    /** @param memory the shard's memory budget, which the sessions held here count against */
-    public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory) {
-        this(newSession, journal, memory, shard -> false);
+        this(newSession, journal, MemoryBudget.NONE, shard -> false, Long.MAX_VALUE);
     }
 
     /**
-     * @param isRemote whether a shard is on another node: a session goes to it in its portable form, and
-     *                 one that comes from it is rebuilt here ({@link NodeCrossing}); asked at each move
+     * @param memory        the shard's memory budget, which the sessions held here count against
+     * @param isRemote      whether a shard is on another node: a session goes to it in its portable form, and one that
+     *                      comes from it is rebuilt here ({@link NodeCrossing}); asked at each move
+     * @param portableBytes what a session leaving for another node carries at most (PortableSession.within)
      */
-    public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory, IntPredicate isRemote) {
-        this(newSession, journal, memory, isRemote, Long.MAX_VALUE);
-    }
-
-    /** @param portableBytes what a session leaving for another node carries at most (PortableSession.within) */
     public Sessions(Function<String, Session> newSession, SessionJournal journal, MemoryBudget memory, IntPredicate isRemote,
                     long portableBytes) {
         this.crossing = new NodeCrossing(isRemote, portableBytes, journal, memory);
@@ -94,14 +81,10 @@ public final class Sessions<C> {
      */
     public void joinMesh(int selfIndex, HomeRing homes, boolean awaitCluster) {
         self = selfIndex;
+        claims.joinMesh(selfIndex);
         this.homes.join(selfIndex, homes, awaitCluster);
         table.joinMesh(selfIndex, homes);
         wills.joinMesh(selfIndex, homes);
-    }
-
-    /** A claim's token, unique in the cluster: this incarnation of the shard, a count, the shard's id. */
-    private long nextToken() {
-        return incarnation | ((++sequence & 0xFF_FFFFL) << 16) | (self & 0xFFFF);
     }
 
     // ---- from connections
@@ -117,11 +100,8 @@ public final class Sessions<C> {
      */
     public List<SessionEffect<C>> connect(String clientId, C connection, boolean cleanStart, long sessionExpiryInterval,
                                           Optional<DelayedWill> will) {
-        long token = nextToken();
-        var claim = new PendingClaim<>(clientId, token, connection, cleanStart, sessionExpiryInterval, will.orElse(null));
-        claims.put(token, claim);
-        claimsByConnection.put(connection, claim);
-        effects.transfer(homes.homeOf(clientId), new Claim(clientId, self, token));
+        var claim = claims.open(clientId, connection, cleanStart, sessionExpiryInterval, will.orElse(null));
+        effects.transfer(homes.homeOf(clientId), new Claim(clientId, self, claim.token));
         return effects.take();
     }
 
@@ -135,10 +115,7 @@ public final class Sessions<C> {
 
     /** The connection actor stopped; if it still held a session (it failed), the session goes on without it. */
     public List<SessionEffect<C>> connectionStopped(C connection, long now) {
-        var claim = claimsByConnection.remove(connection);
-        if (claim != null) {
-            claim.connection = null;  // the session still comes to the claim, and stays here
-        } else {
+        if (claims.ofStopped(connection) == null) {  // else the session still comes to the claim, and stays here
             var clientId = table.clientOf(connection);
             table.connectionStopped(connection, now);
             if (clientId != null) witness(clientId);
@@ -166,6 +143,8 @@ public final class Sessions<C> {
         } else if (message instanceof ForgetWill forget) {
             keeper.forget(forget);
             return effects.take();
+        } else if (message instanceof Adopt adopt) {
+            claimWithoutConnection(adopt.clientId(), adopt.from());
         } else {
             homes.receive(message);  // a Claim, an Ended, or one of them passed on
         }
@@ -179,11 +158,8 @@ public final class Sessions<C> {
         if (claim != null) {
             // Still waiting for the session: its connection loses now, the session passes on when it comes.
             claim.next = relinquish.to();
-            if (claim.connection != null) {
-                effects.add(new TakeOver<>(claim.connection));  // [MQTT-3.1.4-3]
-                claimsByConnection.remove(claim.connection);
-                claim.connection = null;
-            }
+            if (claim.connection != null) effects.add(new TakeOver<>(claim.connection));  // [MQTT-3.1.4-3]
+            claims.detach(claim);
         } else if (!table.relinquish(relinquish.clientId(), relinquish.token(), relinquish.to(), now)) {
             // The session ended meanwhile: the later claim starts without one.
             effects.transfer(relinquish.to().shard(), new Handover(relinquish.clientId(), relinquish.to().token(), Optional.empty()));
@@ -203,7 +179,7 @@ public final class Sessions<C> {
             session.ifPresent(lost -> crossing.arriving(lost, now).session().leaveMemory());
             return;
         }
-        if (claim.connection != null) claimsByConnection.remove(claim.connection);
+        if (claim.next == null && (claim.connection != null || session.isPresent())) effects.moved().arrived(claim.clientId);
         if (claim.next != null) {
             var next = claim.next;
             var passed = session.map(moving -> passOn(moving, next.shard(), now));
@@ -212,7 +188,7 @@ public final class Sessions<C> {
             table.attach(claim, session.map(arrived -> crossing.arriving(arrived, now)), now);
         } else if (session.isPresent()) {
             table.keepOffline(claim.clientId, claim.token, crossing.arriving(session.get(), now), now);
-        } else {
+        } else if (claim.from == SessionTransfer.ANY_HOLDER) {  // a moot adoption was never recorded by the home
             effects.transfer(homes.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
         }
     }
@@ -224,6 +200,40 @@ public final class Sessions<C> {
         return crossing.leaving(shard, table.unindexed(live.clientId(), live), now);
     }
 
+    // ---- a node leaving (docs/cluster.md, A node leaving)
+
+    /**
+     * This shard's node is leaving, and the ring has no home on it any more: each session held here that outlives its
+     * connection is claimed by its home on another node ({@link Adopt}), which keeps it offline; a connection that has
+     * it is closed as it goes ({@link SessionEffect.TakeOver}). Sent again for what is still here when called again.
+     */
+    public List<SessionEffect<C>> evacuate() {
+        for (var owned : table.all()) {
+            if (outlivesConnection(owned)) effects.transfer(homes.homeOf(owned.clientId), new Adopt(owned.clientId, owned.token));
+        }
+        return effects.take();
+    }
+
+    /** Whether no session that outlives its connection is held here, nor a claim waits here for one. */
+    public boolean evacuated() {
+        for (var owned : table.all()) if (outlivesConnection(owned)) return false;
+        return claims.isEmpty();
+    }
+
+    private static boolean outlivesConnection(OwnedSession<?> owned) {
+        return owned.connection == null || (owned.attaching ? owned.attachingExpiry : owned.sessionExpiryInterval) > 0;
+    }
+
+    /**
+     * A claim of no connection for the session held under token {@code from}: the session comes here and stays offline,
+     * or goes on to a claim ordered after this one; none comes if a claim was ordered after {@code from}'s before this.
+     */
+    private void claimWithoutConnection(String clientId, long from) {
+        var claim = claims.open(clientId, null, false, 0, null);
+        claim.from = from;
+        effects.transfer(homes.homeOf(clientId), new Claim(clientId, self, claim.token, from));
+    }
+
     // ---- recovery at start
 
     /**
@@ -231,7 +241,7 @@ public final class Sessions<C> {
      * if its client had just disconnected from this shard; returns its subscriptions to index.
      */
     public List<SessionEffect<C>> recover(RecoveredSession recovered) {
-        long token = nextToken();
+        long token = claims.newToken();
         var clientId = recovered.clientId();
         table.recover(clientId, token, MigratedSession.recovered(recovered), recovered.offlineSince());
         homes.recovered(clientId, new Successor(self, token));
@@ -276,9 +286,9 @@ public final class Sessions<C> {
         keeper.holderRestarted(peer);
         wills.keeperRestarted(peer);
         table.sessionsMayHaveBeenLost();
-        for (var claim : claims.values()) {
+        for (var claim : claims.all()) {
             if (claim.next == null && homes.homeOf(claim.clientId) == peer) {
-                effects.transfer(peer, new Claim(claim.clientId, self, claim.token));
+                effects.transfer(peer, new Claim(claim.clientId, self, claim.token, claim.from));
             }
         }
         return effects.take();
@@ -311,9 +321,9 @@ public final class Sessions<C> {
                 handed.computeIfAbsent(home, h -> new ArrayList<>()).add(holder);
             }
         }
-        for (var claim : List.copyOf(claims.values())) {
+        for (var claim : claims.all()) {
             if (claim.next == null && gone.contains(old.homeOf(claim.clientId))) {
-                effects.transfer(newRing.homeOf(claim.clientId), new Claim(claim.clientId, self, claim.token));
+                effects.transfer(newRing.homeOf(claim.clientId), new Claim(claim.clientId, self, claim.token, claim.from));
             }
         }
         homes.adopt(handed);
@@ -350,22 +360,9 @@ public final class Sessions<C> {
         homes.restore(holders);
     }
 
-    /**
-     * What this shard's will keeper on another node must hold of the client's will now ({@link HeldWills}): the will of
-     * the connection that has the session (or is given it), or, offline, the will waiting out its delay; none if no
-     * session of the client's is held here.
-     */
+    /** What this shard's will keeper on another node must hold of the client's will now ({@link HeldWills#witness}). */
     private void witness(String clientId) {
-        var owned = table.get(clientId);
-        if (owned == null) {
-            wills.release(clientId);
-        } else if (owned.connection != null) {
-            wills.hold(clientId, owned.token, owned.will);
-        } else {
-            var pending = owned.pendingWill;
-            wills.hold(clientId, owned.token, pending == null ? null
-                    : new DelayedWill(pending.message(), (pending.publishAt() - pending.endedAt()) / 1_000_000_000L));
-        }
+        wills.witness(clientId, table.get(clientId));
     }
 
     /** How many wills of other nodes' clients this shard keeps. */
@@ -412,6 +409,15 @@ public final class Sessions<C> {
     /** The client whose session is attached to this connection (it has the session, live or parked), or null. */
     public String attachedClient(C connection) {
         return table.attachedClient(connection);
+    }
+
+    /**
+     * The shard a message for a client whose session is not held here goes on to: where its session went when it last
+     * left this shard (a peer routed the message here before it heard), or -1.
+     */
+    public int movedTo(String clientId) {
+        int to = table.holds(clientId) ? MovedSessions.NOWHERE : effects.moved().whereTo(clientId);
+        return to == self ? MovedSessions.NOWHERE : to;  // a session handed between two claims of this shard
     }
 
     /** Whether a session of this client is held here. */

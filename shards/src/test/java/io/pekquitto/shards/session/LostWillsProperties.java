@@ -34,11 +34,7 @@ class LostWillsProperties {
     /** {@code willDelay}: the will's Will Delay Interval, or NO_WILL. */
     record Connect(String clientId, int shard, boolean cleanStart, long willDelay) implements Step {}
 
-    record Disconnect(String clientId) implements Step {}
-
-    record Drop(String clientId) implements Step {}
-
-    record Fail(String clientId) implements Step {}
+    record End(String clientId, SessionsOfNodes.Ending how) implements Step {}
 
     /** A node is lost, or leaves the cluster ({@code leaves}: it published its clients' wills itself). */
     record Lose(boolean leaves) implements Step {}
@@ -50,9 +46,8 @@ class LostWillsProperties {
                 Arbitraries.of(SessionsOfNodes.NO_WILL, 0L, 30L)).as(Connect::new);
         Arbitrary<Step> step = Arbitraries.frequencyOf(
                 Tuple.of(6, connect),
-                Tuple.of(2, client.map(Disconnect::new)),
-                Tuple.of(2, client.map(Drop::new)),
-                Tuple.of(1, client.map(Fail::new)),
+                Tuple.of(5, Combinators.combine(client, Arbitraries.frequency(Tuple.of(2, SessionsOfNodes.Ending.DISCONNECT),
+                        Tuple.of(2, SessionsOfNodes.Ending.DROP), Tuple.of(1, SessionsOfNodes.Ending.FAIL))).as(End::new)),
                 Tuple.of(1, Arbitraries.of(true, false).map(Lose::new)));
         return step.list().ofMinSize(4).ofMaxSize(30);
     }
@@ -88,16 +83,8 @@ class LostWillsProperties {
                 var live = nodes.ring().shards();
                 nodes.connect(c.clientId(), live[c.shard() % live.length], c.cleanStart(), c.willDelay());
             } else {
-                var clientId = step instanceof Disconnect d ? d.clientId() : step instanceof Drop d ? d.clientId() : ((Fail) step).clientId();
-                var connection = nodes.attachedOf(clientId);
-                if (connection == null) return;
-                if (step instanceof Disconnect) {
-                    nodes.disconnect(connection);
-                } else if (step instanceof Drop) {
-                    nodes.drop(connection);
-                } else {
-                    nodes.fail(connection);
-                }
+                var end = (End) step;
+                nodes.end(end.clientId(), end.how());
             }
         }
 

@@ -26,7 +26,7 @@ class SessionsMemoryTest {
     /** Half of it (which sessions may take) has room for three sessions' estimate and a little more. */
     private final MemoryBudget budget = new MemoryBudget(2 * (3 * MemoryBudget.SESSION_COST + 500), 0);
     private final Sessions<String> sessions = new Sessions<>(id -> new Session(id, 100, 0, false, budget),
-            SessionJournal.NONE, budget);
+            SessionJournal.NONE, budget, shard -> false, Long.MAX_VALUE);
 
     /** The effects of one call, transfers to this shard handled at once (one shard: it is every client's home). */
     private List<SessionEffect<String>> perform(List<SessionEffect<String>> effects) {
@@ -106,7 +106,8 @@ class SessionsMemoryTest {
         var shards = new ArrayList<Sessions<String>>();
         for (int i = 0; i < 2; i++) {
             var shardBudget = budgets.get(i);
-            var shard = new Sessions<String>(id -> new Session(id, 100, 0, false, shardBudget), SessionJournal.NONE, shardBudget);
+            var shard = new Sessions<String>(id -> new Session(id, 100, 0, false, shardBudget), SessionJournal.NONE, shardBudget,
+                    other -> false, Long.MAX_VALUE);
             shard.joinMesh(i, 2);
             shards.add(shard);
         }

@@ -46,6 +46,12 @@ final class SessionsOfNodes {
     final int count;
     final List<Sessions<String>> shards = new ArrayList<>();
     final Set<Integer> lost = new TreeSet<>();
+    /** The shards of nodes leaving, until they are gone. */
+    final Set<Integer> leaving = new TreeSet<>();
+    /** What happened to connections, in order: {@code takeover k}, {@code attach k}, {@code closed waiting k}. */
+    final List<String> events = new ArrayList<>();
+    /** Whether each connection was attached with its session present. */
+    final Map<String, Boolean> sessionPresent = new HashMap<>();
     final Map<String, State> states = new HashMap<>();
     final Map<String, Integer> shardOf = new HashMap<>();
     final Map<String, String> clientOf = new HashMap<>();
@@ -78,7 +84,7 @@ final class SessionsOfNodes {
     private Sessions<String> newShard(int index) {
         int node = nodeOf(index);
         var sessions = new Sessions<String>(id -> new Session(id, 100, false), SessionJournal.NONE, MemoryBudget.NONE,
-                shard -> nodeOf(shard) != node);
+                shard -> nodeOf(shard) != node, Long.MAX_VALUE);
         sessions.joinMesh(index, ring(), false);
         return sessions;
     }
@@ -93,7 +99,7 @@ final class SessionsOfNodes {
         shards.set(shard, restarted);
         wills.keySet().removeIf(connection -> holderOfWill(connection) == shard);
         states.replaceAll((connection, state) -> shardOf.get(connection) == shard ? State.CLOSED : state);
-        for (int other : ring().shards()) if (other != shard) perform(other, shards.get(other).peerRestarted(shard));
+        for (int other : ring().participants()) if (other != shard) perform(other, shards.get(other).peerRestarted(shard));
     }
 
     /** The client's will delay timer fires at {@code now}. */
@@ -112,9 +118,35 @@ final class SessionsOfNodes {
         return shard / perNode;
     }
 
-    /** The live shards, in the order every node sees them. */
+    /** The live shards, in the order every node sees them; those of nodes leaving are home to none. */
     HomeRing ring() {
-        return new HomeRing(epoch, java.util.stream.IntStream.range(0, count).filter(s -> !lost.contains(s)).toArray());
+        var live = java.util.stream.IntStream.range(0, count).filter(s -> !lost.contains(s));
+        if (leaving.isEmpty()) return new HomeRing(epoch, live.toArray());
+        var all = live.toArray();
+        return new HomeRing(epoch, java.util.Arrays.stream(all).filter(s -> !leaving.contains(s)).toArray(),
+                java.util.Arrays.stream(all).filter(leaving::contains).toArray());
+    }
+
+    /**
+     * Node {@code node} leaves (docs/cluster.md, A node leaving): every live shard takes up the ring where its shards are
+     * home to none, then they hand their sessions on ({@link Sessions#evacuate}); what that sends waits for {@link #settle}.
+     */
+    void startLeaving(int node) {
+        for (int shard = node * perNode; shard < (node + 1) * perNode; shard++) leaving.add(shard);
+        epoch++;
+        var ring = ring();
+        for (int shard : ring.participants()) perform(shard, shards.get(shard).ringChanged(ring, Set.of(), Set.of(), NOW));
+    }
+
+    /** The leaving node's shards hand on what they hold (again, for what is still there). */
+    void evacuate(int node) {
+        for (int shard = node * perNode; shard < (node + 1) * perNode; shard++) perform(shard, shards.get(shard).evacuate());
+    }
+
+    /** Whether the node's shards hold no session that outlives its connection, nor wait for one. */
+    boolean evacuated(int node) {
+        for (int shard = node * perNode; shard < (node + 1) * perNode; shard++) if (!shards.get(shard).evacuated()) return false;
+        return true;
     }
 
     static DelayedWill will(String connection, long delaySeconds) {
@@ -143,6 +175,20 @@ final class SessionsOfNodes {
         return null;
     }
 
+    /** How a connection ends: DISCONNECT, a lost network connection, a failed connection actor. */
+    enum Ending { DISCONNECT, DROP, FAIL }
+
+    /** The client's attached connection, if any, ends so. */
+    void end(String clientId, Ending how) {
+        var connection = attachedOf(clientId);
+        if (connection == null) return;
+        switch (how) {
+            case DISCONNECT -> disconnect(connection);
+            case DROP -> drop(connection);
+            case FAIL -> fail(connection);
+        }
+    }
+
     /** DISCONNECT 0x00: the will is discarded [MQTT-3.14.4-3]. */
     void disconnect(String connection) {
         states.put(connection, State.CLOSED);
@@ -163,6 +209,12 @@ final class SessionsOfNodes {
         int shard = shardOf.get(connection);
         held.remove(connection);
         perform(shard, shards.get(shard).connectionStopped(connection, NOW));
+    }
+
+    /** The server shuts down (DISCONNECT 0x8B): the session outlives the connection, with no will. */
+    private void shutDown(String connection) {
+        wills.remove(connection);
+        release(connection, Optional.empty());
     }
 
     private void end(String connection) {
@@ -255,6 +307,7 @@ final class SessionsOfNodes {
         for (int shard = node * perNode; shard < (node + 1) * perNode; shard++) gone.add(shard);
         wills.keySet().removeIf(connection -> gone.contains(holderOfWill(connection)));  // published now, or lost
         lost.addAll(gone);
+        leaving.removeAll(gone);
         epoch++;
         for (int q = 0; q < queues.size(); q++) {
             if (gone.contains(q / count) || gone.contains(q % count)) queues.get(q).clear();
@@ -263,14 +316,14 @@ final class SessionsOfNodes {
         states.replaceAll((connection, state) -> gone.contains(shardOf.get(connection)) ? State.CLOSED : state);
         int before = published.size();
         var ring = ring();
-        for (int shard : ring.shards()) perform(shard, shards.get(shard).ringChanged(ring, gone, left ? gone : Set.of(), NOW));
+        for (int shard : ring.participants()) perform(shard, shards.get(shard).ringChanged(ring, gone, left ? gone : Set.of(), NOW));
         return List.copyOf(published.subList(before, published.size()));
     }
 
     /** The wills the live shards keep for other nodes' clients. */
     int keptWills() {
         int kept = 0;
-        for (int shard : ring().shards()) kept += shards.get(shard).keptWills();
+        for (int shard : ring().participants()) kept += shards.get(shard).keptWills();
         return kept;
     }
 
@@ -282,7 +335,7 @@ final class SessionsOfNodes {
     /** The live shard that holds the client's session, or -1. */
     int holderOf(String clientId) {
         var holders = new ArrayList<Integer>();
-        for (int shard : ring().shards()) if (shards.get(shard).holds(clientId)) holders.add(shard);
+        for (int shard : ring().participants()) if (shards.get(shard).holds(clientId)) holders.add(shard);
         assertTrue(holders.size() <= 1, () -> clientId + " held by " + holders);
         return holders.isEmpty() ? -1 : holders.get(0);
     }
@@ -297,14 +350,20 @@ final class SessionsOfNodes {
                 if (!lost.contains(to)) queues.get(shard * count + to).add(message(effect));
             } else if (effect instanceof SessionEffect.TakeOver<String> takeOver) {
                 var connection = takeOver.connection();
-                // Taken over before its CONNACK, a connection just closes; after it, it ends as a lost connection does.
-                if (states.put(connection, State.CLOSED) == State.ATTACHED) chores.add(new Chore(shard, () -> end(connection)));
+                events.add((states.get(connection) == State.WAITING ? "closed waiting " : "takeover ") + connection);
+                // Taken over before its CONNACK, a connection just closes; after it, it ends as a lost connection does,
+                // or, on a node leaving, as the server shuts down: its session outlives it, its will is not published.
+                if (states.put(connection, State.CLOSED) == State.ATTACHED) {
+                    chores.add(new Chore(shard, leaving.contains(shard) ? () -> shutDown(connection) : () -> end(connection)));
+                }
             } else if (effect instanceof SessionEffect.Attach<String> attach) {
                 var connection = attach.connection();
                 assertEquals(State.WAITING, states.get(connection), () -> connection + " attached twice");
                 var other = attachedOf(clientOf.get(connection));
                 assertEquals(null, other, "one connection per client id holds its session [MQTT-3.1.4-3]");
                 states.put(connection, State.ATTACHED);
+                events.add("attach " + connection);
+                sessionPresent.put(connection, attach.sessionPresent());
                 held.put(connection, attach.session());
                 wills.keySet().removeIf(earlier -> clientOf.get(earlier).equals(clientOf.get(connection)));
                 if (willOf.containsKey(connection)) wills.put(connection, false);

@@ -197,7 +197,7 @@ class WillsAcrossNodesTest {
     @Test
     void aSessionRecoveredWithAWillWaitingIsToldToAKeeperOnceTheRingHasAnotherNode() {
         var sessions = new Sessions<String>(id -> new Session(id, 100, false), SessionJournal.NONE, MemoryBudget.NONE,
-                shard -> shard >= 2);
+                shard -> shard >= 2, Long.MAX_VALUE);
         sessions.joinMesh(0, HomeRing.local(2), true);  // a node of a cluster starts alone
         var will = SessionsOfNodes.will("k0", 30).message();
         var recovered = new RecoveredSession("client", new Session("client", 100, false), Map.of(), 60, SessionsOfNodes.NOW,

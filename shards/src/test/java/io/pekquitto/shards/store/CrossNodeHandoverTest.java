@@ -63,7 +63,7 @@ class CrossNodeHandoverTest {
         var persistence = new ShardPersistence(Optional.of(store), StoreHealth.none(), nanos::get, wall::get, () -> {},
                 PortableSessionTest.WINDOW, false, "unused", written -> {}, failure -> {});
         var sessions = new Sessions<String>(id -> new Session(id, 1000, false), persistence.journal(), MemoryBudget.NONE,
-                shard -> nodeOf[shard] != nodeOf[index]);
+                shard -> nodeOf[shard] != nodeOf[index], Long.MAX_VALUE);
         sessions.joinMesh(index, nodeOf.length);
         return new Node(index, store, persistence, sessions);
     }
