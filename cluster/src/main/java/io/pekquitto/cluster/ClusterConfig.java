@@ -95,7 +95,8 @@ public final class ClusterConfig {
         values.put("pekko.remote.artery.canonical.hostname", settings.host());
         values.put("pekko.remote.artery.canonical.port", settings.port());
         values.put("pekko.remote.artery.bind.hostname", settings.host());
-        values.put("pekko.remote.artery.bind.port", "");  // the canonical port
+        // The canonical port, unless the others reach it through a proxy or a NAT that forwards to another.
+        values.put("pekko.remote.artery.bind.port", settings.bindPort() == 0 ? "" : Integer.toString(settings.bindPort()));
         // Without seed nodes the node joins itself (ClusterMembership), a cluster that others may name as their seed.
         values.put("pekko.cluster.seed-nodes", settings.seedNodes().stream().map(ClusterConfig::address).toList());
         values.put("pekko.cluster.shutdown-after-unsuccessful-join-seed-nodes", GIVE_UP_JOINING);

@@ -19,9 +19,10 @@ final class ControlPlane {
     private final ShardSessions shardSessions;
     private final Router router;
     private final LongSupplier clock;
+    private final ShardCrossings crossings;
 
     ControlPlane(TopicRoutes routes, Sessions<ConnectionRef> sessions, Mesh mesh, DurableTurns turns,
-                 ShardSessions shardSessions, Router router, LongSupplier clock) {
+                 ShardSessions shardSessions, Router router, ShardCrossings crossings, LongSupplier clock) {
         this.routes = routes;
         this.sessions = sessions;
         this.mesh = mesh;
@@ -29,6 +30,7 @@ final class ControlPlane {
         this.shardSessions = shardSessions;
         this.router = router;
         this.clock = clock;
+        this.crossings = crossings;
     }
 
     void receive(int from, ControlMessage message) {
@@ -36,7 +38,9 @@ final class ControlPlane {
         if (message instanceof ControlMessage.Routes changed) {
             routes.applyPeerChange(from, changed.change());
         } else if (message instanceof ControlMessage.Sessions transfer) {
-            shardSessions.perform(sessions.receive(transfer.transfer(), clock.getAsLong()));
+            shardSessions.receive(transfer.transfer());
+        } else if (message instanceof ControlMessage.Moved moved) {
+            crossings.cutOver(moved.clientId(), moved.from(), from);
         } else if (message instanceof ControlMessage.Sync sync) {
             mesh.control(from, new ControlMessage.SyncAck(sync.token()));
         } else if (message instanceof ControlMessage.SyncAck ack) {
@@ -64,6 +68,7 @@ final class ControlPlane {
      */
     void peersChanged(Shard.PeersChanged changed) {
         for (int shard : changed.gone()) {
+            crossings.rules().peerGone(shard);
             routes.forgetPeer(shard);
             mesh.gone(shard).forEach(Runnable::run);
             turns.peersAcknowledged(shard, true);
@@ -78,6 +83,7 @@ final class ControlPlane {
 
     /** A peer (re)started with empty state: forget what it told us, and tell it what it must know of us. */
     private void onHello(int from) {
+        crossings.rules().peerGone(from);
         routes.forgetPeer(from);
         mesh.peerRestarted(from);
         turns.peersAcknowledged(from, true);

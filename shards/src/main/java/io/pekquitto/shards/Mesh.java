@@ -69,6 +69,9 @@ final class Mesh {
 
     boolean hasPeers() { return peers.size() > 1; }
 
+    /** Every peer, this shard included. */
+    List<Integer> peerIds() { return List.copyOf(peers); }
+
     boolean isRemote(int shard) { return !table.isLocal(shard); }
 
     /**

@@ -5,6 +5,7 @@ import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.routes.RetainedMessages;
+import io.pekquitto.shards.routes.SessionCrossings;
 import io.pekquitto.shards.routes.SharedGroups;
 import io.pekquitto.shards.routes.SubscriberDeliveries;
 import io.pekquitto.shards.routes.TopicRoutes;
@@ -36,6 +37,10 @@ final class Router {
     private final SubscriberDeliveries deliveries = new SubscriberDeliveries();
     /** Deliveries of this turn per connection. */
     private final Map<ConnectionRef, List<Message>> outgoing = new HashMap<>();
+    /** The sessions crossing between shards; null until the shard wires them. */
+    private SessionCrossings crossings;
+    /** The peer whose interest routed the message being delivered (this shard for its own publishes), or none. */
+    private int origin = SessionCrossings.NO_PEER;
 
     Router(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining,
            TopicRoutes routes, RetainedMessages retained, Mesh mesh, ShardPersistence persistence,
@@ -49,13 +54,19 @@ final class Router {
         this.scheduleFlush = scheduleFlush;
     }
 
+    void crossings(SessionCrossings sessionCrossings) {
+        crossings = sessionCrossings;
+    }
+
     /** A message published here: retained, delivered here, to shared members, and forwarded to matching peers. */
     void route(String publisherId, Message message) {
         // The shard a retained message was published on is the one that stores it.
         // $SYS is published again at start: not written.
         if (retained.retain(message) && !TopicName.isBrokers(message.topic())) persistence.retained(message);
         var route = routes.routeFor(message.topic());
+        origin = mesh.index();
         deliveries.deliver(route, publisherId, message, this::deliver);
+        origin = SessionCrossings.NO_PEER;
         for (var group : route.groups()) {
             var member = group.next(null);
             if (member != null) sendToMember(group, member, publisherId, message, true, false);
@@ -82,14 +93,20 @@ final class Router {
         }
     }
 
-    /** A message a peer forwarded here. */
-    void forwarded(Forwarded item) {
+    /** A message (or a marker of a session crossing) peer {@code from} forwarded here. */
+    void forwarded(int from, Forwarded item) {
         if (item instanceof Forwarded.Published published) {
             var message = published.message();
             retained.retain(message);
+            origin = from;
             deliveries.deliver(routes.routeFor(message.topic()), published.publisherId(), message, this::deliver);
+            origin = SessionCrossings.NO_PEER;
         } else if (item instanceof Forwarded.ToClient toClient) {
-            deliver(toClient.clientId(), toClient.message());
+            if (crossings.takesForwarded(toClient.clientId(), from)) deliver(toClient.clientId(), toClient.message());
+        } else if (item instanceof Forwarded.Cut cut) {
+            crossings.cut(cut.clientId(), from);
+        } else if (item instanceof Forwarded.CutPassed passed) {
+            crossings.passed(passed.clientId(), passed.peer());
         } else if (item instanceof Forwarded.ToMember toMember) {
             deliverToMember(toMember);
         } else if (item instanceof Forwarded.Retained caughtUp) {
@@ -148,8 +165,9 @@ final class Router {
         if (member != null) sendToMember(group, member, "", message.viaShared(""), false, false);
     }
 
-    /** A message for one client of this shard. */
+    /** A message for one client of this shard; one routed by a peer's interest follows the client's crossing, if any. */
     void deliver(String clientId, Message message) {
+        if (!crossings.isEmpty() && crossings.route(clientId, origin, message) == SessionCrossings.Decision.DONE) return;
         if (draining.hold(clientId, message)) {
             sessions.held(clientId, message);
             return;
@@ -181,7 +199,7 @@ final class Router {
         }
     }
 
-    private void forward(int shard, Forwarded item) {
+    void forward(int shard, Forwarded item) {
         if (mesh.forward(shard, item)) scheduleFlush.run();
     }
 

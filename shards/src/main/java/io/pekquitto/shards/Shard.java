@@ -84,9 +84,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public record Peers(int index, MeshPeers shards) implements Command {}
 
     /**
-     * From the cluster, by id: shards of other nodes listed now ({@code joined}), removed ({@code gone}; {@code left}: of a node
-     * that left, not lost), the joined ones of younger nodes ({@code catchUp}: they get this node's retained messages), and
-     * every shard of a node leaving now, this node's included ({@code leaving}: home to none).
+     * From the cluster, by id: shards of other nodes listed now ({@code joined}), removed ({@code gone}; {@code left}: of a node that
+     * left, not lost), joined ones of younger nodes ({@code catchUp}: they get this node's retained messages), and every shard of a
+     * node leaving now, this node's included ({@code leaving}: home to none).
      */
     public record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp, List<Integer> left,
                                List<Integer> leaving) implements Command {}
@@ -203,8 +203,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.subscriptions = new ShardSubscriptions(sessions, routes, retained, mesh, router);
         this.shardSessions = new ShardSessions(sessions, draining, routes, mesh, router, persistence, timers, clock,
                 this::newSession, context.getLog());
-        this.evacuation = new ShardEvacuation(shardSessions, sessions, timers);
-        this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, router, clock);
+        var crossings = ShardCrossings.wire(routes, mesh, router, shardSessions, transfer -> perform(sessions.receive(transfer, now())));
+        this.evacuation = new ShardEvacuation(shardSessions, sessions, crossings.rules(), timers);
+        this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, router, crossings, clock);
         boolean restarted = shards.started();
         shardSessions.recoverRetained(retained::retain, restarted);  // also after a restart by the supervisor
         if (restarted) {
@@ -368,8 +369,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> perform(List<SessionEffect<ConnectionRef>> effects) {
-        shardSessions.perform(effects);
-        return this;
+        return same(() -> shardSessions.perform(effects));
     }
 
     // ---- batches: deliveries to connections, forwards to peers
@@ -389,7 +389,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onForward(Forward forward) {
         mesh.heardFrom(forward.from());
-        forward.items().forEach(router::forwarded);
+        forward.items().forEach(item -> router.forwarded(forward.from(), item));
         // A peer's batch is acknowledged once written here: its publishers' PUBACKs wait for that.
         if (throttle.acknowledgeNow(forward.from())) turns.acknowledgePeer(forward.from());
         return this;

@@ -3,6 +3,7 @@ package io.pekquitto.shards;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.node.Leaving;
+import io.pekquitto.shards.routes.SessionCrossings;
 import io.pekquitto.shards.session.Sessions;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -27,12 +28,15 @@ final class ShardEvacuation {
     private final ShardSessions shardSessions;
     private final Sessions<ConnectionRef> sessions;
     private final TimerScheduler<ShardMessage> timers;
+    private final SessionCrossings crossings;
     private ActorRef<Leaving.Evacuated> replyTo;
     private int checks;
 
-    ShardEvacuation(ShardSessions shardSessions, Sessions<ConnectionRef> sessions, TimerScheduler<ShardMessage> timers) {
+    ShardEvacuation(ShardSessions shardSessions, Sessions<ConnectionRef> sessions, SessionCrossings crossings,
+                    TimerScheduler<ShardMessage> timers) {
         this.shardSessions = shardSessions;
         this.sessions = sessions;
+        this.crossings = crossings;
         this.timers = timers;
     }
 
@@ -48,7 +52,7 @@ final class ShardEvacuation {
     }
 
     void check(int index) {
-        if (sessions.evacuated()) {
+        if (sessions.evacuated() && crossings.noneLeaving()) {  // and what was routed here for them is forwarded
             replyTo.tell(new Leaving.Evacuated(index));
             return;
         }

@@ -40,6 +40,7 @@ final class ShardSessions {
     /** What the start recovered of the retained messages, for the start's one log line. */
     private int retainedRecovered;
     private boolean leaving;
+    private ShardCrossings crossings;
     private long retainedNanos;
 
     ShardSessions(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining, TopicRoutes routes, Mesh mesh,
@@ -62,8 +63,25 @@ final class ShardSessions {
         leaving = true;
     }
 
+    void crossings(ShardCrossings shardCrossings) {
+        crossings = shardCrossings;
+    }
+
+    /** A session transfer from a peer or from this shard; a later claim takes a session only once it crossed here. */
+    void receive(SessionTransfer transfer) {
+        if (transfer instanceof SessionTransfer.Relinquish && crossings.rules().deferUntilCrossed(transfer)) return;
+        perform(sessions.receive(transfer, clock.getAsLong()));
+    }
+
     /** Does what the session rules decided. */
     void perform(List<SessionEffect<ConnectionRef>> effects) {
+        for (var effect : effects) {
+            // A session leaving with subscriptions indexed here: they route here until every peer cut over.
+            if (effect instanceof SessionEffect.Transfer<ConnectionRef> transfer && transfer.shard() != mesh.index()
+                    && transfer.message() instanceof SessionTransfer.Handover handover && handover.indexedOn() == mesh.index()) {
+                crossings.rules().left(handover.clientId(), transfer.shard(), mesh.peerIds());
+            }
+        }
         for (var effect : effects) {
             if (effect instanceof SessionEffect.TakeOver<ConnectionRef> takeOver) {
                 // Leaving, a connection that has its session sees the server shut down (0x8B) as the session moves on.
@@ -83,7 +101,14 @@ final class ShardSessions {
                 // A session arriving or recovered: no connection has it yet.
                 mesh.announce(routes.subscribe(subscribe.clientId(), subscribe.filter(), subscribe.entry(), false).announce());
             } else if (effect instanceof SessionEffect.Unsubscribe<ConnectionRef> unsubscribe) {
-                mesh.announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
+                if (!crossings.rules().keepUntilCut(unsubscribe.clientId(), unsubscribe.filter())) {
+                    mesh.announce(routes.unsubscribe(unsubscribe.clientId(), unsubscribe.filter()));
+                }
+            } else if (effect instanceof SessionEffect.Crossed<ConnectionRef> crossed) {
+                // After its subscriptions were announced (above, in order): every peer cuts over, this one too.
+                crossings.rules().arrived(crossed.clientId(), crossed.from(), crossed.discarded(), mesh.peerIds());
+                mesh.broadcast(new ControlMessage.Moved(crossed.clientId(), crossed.from()));
+                crossings.cutOver(crossed.clientId(), crossed.from(), mesh.index());
             } else if (effect instanceof SessionEffect.RedeliverShared<ConnectionRef> redeliver) {
                 router.redeliverShared(redeliver.clientId(), redeliver.message());
             } else if (effect instanceof SessionEffect.StartExpiryTimer<ConnectionRef> timer) {
@@ -110,7 +135,7 @@ final class ShardSessions {
     /** A session transfer step: handled at once when it is for this shard, so a local takeover is one turn. */
     private void transfer(int shard, SessionTransfer message) {
         if (shard == mesh.index()) {
-            perform(sessions.receive(message, clock.getAsLong()));
+            receive(message);
             return;
         }
         if (message instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {

@@ -28,9 +28,28 @@ final class ClusterNodes {
         }
     }
 
+    /** A node started with {@code configuration} and {@code jvmOptions}; a failure to start is unchecked. */
+    static RunnableJar start(String configuration, List<String> jvmOptions) {
+        try {
+            return RunnableJar.start(configuration, jvmOptions);
+        } catch (IOException | InterruptedException e) {
+            throw new CompletionException(e);
+        }
+    }
+
     /** The nodes, started in parallel (each JVM takes seconds); none is left running if one fails. */
     static List<RunnableJar> startAll(List<String> configurations) throws InterruptedException {
-        var starting = configurations.stream().map(configuration -> CompletableFuture.supplyAsync(() -> start(configuration))).toList();
+        return startAll(configurations, configurations.stream().map(configuration -> List.<String>of()).toList());
+    }
+
+    /** The nodes, each with its JVM options, started in parallel; none is left running if one fails. */
+    static List<RunnableJar> startAll(List<String> configurations, List<List<String>> jvmOptions) throws InterruptedException {
+        var starting = new ArrayList<CompletableFuture<RunnableJar>>();
+        for (int i = 0; i < configurations.size(); i++) {
+            var configuration = configurations.get(i);
+            var options = jvmOptions.get(i);
+            starting.add(CompletableFuture.supplyAsync(() -> start(configuration, options)));
+        }
         var started = new ArrayList<RunnableJar>();
         CompletionException failed = null;
         for (var node : starting) {

@@ -11,6 +11,8 @@ import io.pekquitto.e2e.RawClient.Will;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;
+import io.pekquitto.e2e.interop.ChildProcess;
+import io.pekquitto.e2e.interop.MosquittoClients;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +26,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -34,8 +38,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Three runnable jars of two shards each, each with its store, on loopback form one cluster whose shards are
  * one mesh (issue 25): a publish on any node reaches the matching subscribers on every node, once and in order
- * per publisher; a retained message is seen from every node; a shared subscription's members on three nodes get
- * each message once between them; a will reaches a subscriber on another node; a client that comes back on
+ * per publisher (Paho at QoS 1, mosquitto_pub and mosquitto_sub at QoS 0 and 2); a retained message is seen from every
+ * node; a shared subscription's members on three nodes get each of 10,000 messages once between them; a will reaches a subscriber on another node; a client that comes back on
  * another node finds its session there with what was queued for it, a connection on another node takes a
  * session over (0x8E), and of 200 connections with one client id on three nodes one is left; once a node is
  * killed and downed, the others forget its shards, route on, and publish the will of its client once (not that of a
@@ -48,6 +52,7 @@ class ClusterRoutingIT {
     private static final Duration DOWN = Duration.ofSeconds(30);
     private static final Duration RECEIVE = Duration.ofSeconds(20);
     private static final int MESSAGES = 1000;
+    private static final int SHARED_MESSAGES = 10_000;
 
     private static final List<RunnableJar> nodes = new ArrayList<>();
 
@@ -119,8 +124,38 @@ class ClusterRoutingIT {
         }
     }
 
+    /** mosquitto_pub on node 0 at QoS 0 and 2, mosquitto_sub on nodes 1 (MQTT 5) and 2 (3.1.1): every message, in order. */
     @Test
     @Order(2)
+    void mosquittoClientsOnThreeNodesGetQos0AndQos2InOrder() throws Exception {
+        var lines = IntStream.range(0, 100).mapToObj(Integer::toString).toList();
+        for (int qos : new int[] {0, 2}) {
+            var topic = "routing/mosquitto/" + qos;
+            var subscribers = List.of(
+                    ChildProcess.start(MosquittoClients.sub(nodes.get(1).port(), "mqttv5", "msub-5-" + qos, "-q", Integer.toString(qos),
+                            "-t", topic, "-C", "100", "-W", "30", "-d", "-F", "%q|%p")),
+                    ChildProcess.start(MosquittoClients.sub(nodes.get(2).port(), "mqttv311", "msub-3-" + qos, "-q", Integer.toString(qos),
+                            "-t", topic, "-C", "100", "-W", "30", "-d", "-F", "%q|%p")));
+            try {
+                // Its SUBACK once every shard of every node routes the filter to it.
+                for (var subscriber : subscribers) subscriber.awaitLine(line -> line.contains("received SUBACK"));
+                try (var publisher = ChildProcess.start(MosquittoClients.pub(nodes.get(0).port(), "mqttv5", "mpub-" + qos,
+                        "-q", Integer.toString(qos), "-t", topic, "-l"), String.join("\n", lines) + "\n")) {
+                    assertEquals(0, publisher.awaitExit(), publisher::output);
+                }
+                for (var subscriber : subscribers) {
+                    assertEquals(0, subscriber.awaitExit(), subscriber::output);
+                    var expected = lines.stream().map(line -> qos + "|" + line).toList();
+                    assertEquals(expected, subscriber.linesMatching(line -> line.matches("\\d\\|\\d+")), "QoS " + qos + ", in order, once");
+                }
+            } finally {
+                subscribers.forEach(ChildProcess::close);
+            }
+        }
+    }
+
+    @Test
+    @Order(3)
     void aRetainedMessageIsSeenFromEveryNode() throws Exception {
         try (var publisher = V3Client.connect(nodes.get(0).port(), "retain-pub", options -> {})) {
             publisher.publish("routing/retained", bytes("kept"), 1, true);  // its PUBACK waits for every shard's copy
@@ -136,7 +171,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aSharedSubscriptionsMembersOnThreeNodesGetEachMessageOnceBetweenThem() throws Exception {
         var members = new ArrayList<V3Client>();
         try {
@@ -145,13 +180,16 @@ class ClusterRoutingIT {
                 member.subscribe("$share/workers/routing/jobs", 1);
                 members.add(member);
             }
-            try (var publisher = V3Client.connect(nodes.get(1).port(), "jobs-pub", options -> options.setMaxInflight(100))) {
-                for (int i = 0; i < MESSAGES; i++) publisher.publish("routing/jobs", bytes(Integer.toString(i)), 1, false);
+            // mosquitto_pub -l: a message per line, QoS 1, in flight 20 at a time.
+            var lines = IntStream.range(0, SHARED_MESSAGES).mapToObj(Integer::toString).collect(Collectors.joining("\n")) + "\n";
+            try (var publisher = ChildProcess.start(MosquittoClients.pub(nodes.get(1).port(), "mqttv311", "jobs-pub",
+                    "-q", "1", "-t", "routing/jobs", "-l"), lines)) {
+                assertEquals(0, publisher.awaitExit(), publisher::output);
             }
             var seen = new HashSet<String>();
             long deadline = System.nanoTime() + RECEIVE.toNanos();
             var perMember = new int[members.size()];
-            while (seen.size() < MESSAGES && System.nanoTime() < deadline) {
+            while (seen.size() < SHARED_MESSAGES && System.nanoTime() < deadline) {
                 for (int i = 0; i < members.size(); i++) {
                     for (var message : members.get(i).inbox().within(Duration.ofMillis(50))) {
                         assertTrue(seen.add(message.text()), "message " + message.text() + " given twice");
@@ -159,7 +197,7 @@ class ClusterRoutingIT {
                     }
                 }
             }
-            assertEquals(MESSAGES, seen.size(), "every message given to one member");
+            assertEquals(SHARED_MESSAGES, seen.size(), "every message given to one member");
             for (var member : members) member.inbox().expectNothing(Inbox.QUIET);
             for (int i = 0; i < perMember.length; i++) assertTrue(perMember[i] > 0, "member on node " + i + " got none");
         } finally {
@@ -168,7 +206,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aMessageNearlyAsLargeAsTheLargestPacketCrossesNodes() throws Exception {
         var payload = new byte[1_000_000];  // max-packet-size is 1 MiB: a batch between nodes carries it alone
         Arrays.fill(payload, (byte) 'x');
@@ -183,7 +221,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aWillReachesASubscriberOnAnotherNode() throws Exception {
         try (var watcher = V3Client.connect(nodes.get(2).port(), "will-watch", options -> {})) {
             watcher.subscribe("routing/will", 1);
@@ -196,7 +234,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aClientThatComesBackOnAnotherNodeFindsItsSessionWithWhatWasQueued() throws Exception {
         var first = V5Client.connect(nodes.get(0).port(), "roamer", options -> {
             options.setCleanStart(false);
@@ -223,7 +261,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void aConnectionOnAnotherNodeTakesTheSessionOverWithSessionTakenOver() throws Exception {
         var v5 = V5Client.connect(nodes.get(0).port(), "taken-v5", options -> {});
         try (var taker = V5Client.connect(nodes.get(1).port(), "taken-v5", options -> {})) {
@@ -239,7 +277,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void ofTwoHundredConnectionsWithOneClientIdOnThreeNodesOneIsLeft() throws Exception {
         var pool = Executors.newFixedThreadPool(50);
         try {
@@ -278,7 +316,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void eachNodesSysTopicsAreItsOwnAndTheClustersTotalsCountEveryNode() throws Exception {
         var busy = new ArrayList<V3Client>();
         try (var watcher = V3Client.connect(nodes.get(0).port(), "sys-watch", options -> {})) {
@@ -314,13 +352,13 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void noNodeLoggedAnError() throws Exception {
         for (var node : nodes) assertFalse(node.log().contains(" ERROR "), node.log());  // a message Pekko could not (de)serialize, say
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void theShardsOfAKilledNodeAreForgottenAndTheOthersRouteOn() throws Exception {
         var doomed = nodes.get(2);
         // A client of the node to kill with a will, kept by a keeper on another node; and one that left normally.
@@ -362,7 +400,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void aNodeThatJoinsLaterCatchesUpOnTheRetainedMessages() throws Exception {
         var first = nodes.get(0);
         var self = java.util.regex.Pattern.compile("Cluster: this node is (\\S+),").matcher(first.log());

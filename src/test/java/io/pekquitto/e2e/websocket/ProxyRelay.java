@@ -1,8 +1,7 @@
 package io.pekquitto.e2e.websocket;
 
+import io.pekquitto.e2e.SocketPipe;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -24,8 +23,8 @@ final class ProxyRelay implements AutoCloseable {
                     var broker = new Socket();
                     broker.connect(new InetSocketAddress("127.0.0.1", brokerPort), 5_000);
                     broker.getOutputStream().write(header);
-                    pump(client.getInputStream(), broker.getOutputStream(), client, broker);
-                    pump(broker.getInputStream(), client.getOutputStream(), client, broker);
+                    SocketPipe.start(client, broker, () -> {}, "proxy-relay-pump");
+                    SocketPipe.start(broker, client, () -> {}, "proxy-relay-pump");
                 } catch (IOException e) {
                     return;  // closed
                 }
@@ -37,30 +36,6 @@ final class ProxyRelay implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
-    }
-
-    private static void pump(InputStream from, OutputStream to, Socket one, Socket other) {
-        var thread = new Thread(() -> {
-            var buffer = new byte[8192];
-            try {
-                for (int read; (read = from.read(buffer)) >= 0; ) to.write(buffer, 0, read);
-            } catch (IOException e) {
-                // either side closed
-            } finally {
-                closeQuietly(one);
-                closeQuietly(other);
-            }
-        }, "proxy-relay-pump");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException e) {
-            // closing anyway
-        }
     }
 
     @Override

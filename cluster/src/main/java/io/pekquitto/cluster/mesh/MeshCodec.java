@@ -57,7 +57,7 @@ public final class MeshCodec {
         if (message instanceof Shard.Forward forward) {
             long now = clock.getAsLong();
             out.int32(forward.from()).int32(forward.items().size());
-            for (var item : forward.items()) writeForwarded(out, item, now);
+            for (var item : forward.items()) writeForwarded(out, item, naming, now);
         } else if (message instanceof Shard.ForwardAck ack) {
             out.int32(ack.from()).bool(ack.written());
         } else if (message instanceof Shard.Control control) {
@@ -100,11 +100,11 @@ public final class MeshCodec {
         if (count < 0) throw new MeshFormatException("a batch of " + count);
         long now = clock.getAsLong();
         var items = new ArrayList<Forwarded>(Math.min(count, 1024));
-        for (int i = 0; i < count; i++) items.add(readForwarded(in, now));
+        for (int i = 0; i < count; i++) items.add(readForwarded(in, naming, now));
         return new Shard.Forward(from, items);
     }
 
-    private static void writeForwarded(MeshOutput out, Forwarded item, long now) {
+    private static void writeForwarded(MeshOutput out, Forwarded item, ShardNaming naming, long now) {
         if (item instanceof Forwarded.Published p) {
             MessageCodec.write(out.tag(1).string(p.publisherId()), p.message(), now);
         } else if (item instanceof Forwarded.ToMember m) {
@@ -114,12 +114,16 @@ public final class MeshCodec {
             MessageCodec.write(out.tag(3).string(c.clientId()), c.message(), now);
         } else if (item instanceof Forwarded.Retained r) {
             MessageCodec.write(out.tag(4), r.message(), now);
+        } else if (item instanceof Forwarded.Cut cut) {
+            out.tag(5).string(cut.clientId());
+        } else if (item instanceof Forwarded.CutPassed passed) {
+            writeShard(out.tag(6).string(passed.clientId()), passed.peer(), naming);
         } else {
             throw unknown(item);
         }
     }
 
-    private static Forwarded readForwarded(MeshInput in, long now) {
+    private static Forwarded readForwarded(MeshInput in, ShardNaming naming, long now) {
         int tag = in.tag();
         return switch (tag) {
             case 1 -> new Forwarded.Published(in.string(), MessageCodec.read(in, now));
@@ -127,6 +131,8 @@ public final class MeshCodec {
                     in.bytes(), in.bool());
             case 3 -> new Forwarded.ToClient(in.string(), MessageCodec.read(in, now));
             case 4 -> new Forwarded.Retained(MessageCodec.read(in, now));
+            case 5 -> new Forwarded.Cut(in.string());
+            case 6 -> new Forwarded.CutPassed(in.string(), readShard(in, naming));
             default -> throw new MeshFormatException("an unknown forward " + tag);
         };
     }
@@ -148,6 +154,8 @@ public final class MeshCodec {
             out.tag(6).int64(ack.token());
         } else if (message instanceof ControlMessage.Homes homes) {
             writeHolders(out.tag(7).int64(homes.epoch()).tag(homes.round()), homes.holders(), naming);
+        } else if (message instanceof ControlMessage.Moved moved) {
+            writeShard(out.tag(8).string(moved.clientId()), moved.from(), naming);
         } else {
             throw unknown(message);
         }
@@ -167,6 +175,7 @@ public final class MeshCodec {
             case 5 -> new ControlMessage.Sync(in.int64());
             case 6 -> new ControlMessage.SyncAck(in.int64());
             case 7 -> new ControlMessage.Homes(in.int64(), in.tag(), readHolders(in, naming));
+            case 8 -> new ControlMessage.Moved(in.string(), readShard(in, naming));
             default -> throw new MeshFormatException("an unknown control message " + tag);
         };
     }
@@ -276,6 +285,8 @@ public final class MeshCodec {
             }
             out.tag(3).string(handover.clientId()).int64(handover.token()).bool(session != null);
             if (session != null) SessionCodec.write(out, (PortableSession) session, now);
+            out.bool(handover.indexedOn() != SessionTransfer.NOWHERE);
+            if (handover.indexedOn() != SessionTransfer.NOWHERE) writeShard(out, handover.indexedOn(), naming);
         } else if (transfer instanceof SessionTransfer.Ended ended) {
             out.tag(4).string(ended.clientId()).int64(ended.token());
         } else if (transfer instanceof SessionTransfer.Redirect redirect) {
@@ -299,7 +310,7 @@ public final class MeshCodec {
         return switch (tag) {
             case 1 -> new SessionTransfer.Claim(in.string(), readShard(in, naming), in.int64(), in.int64());
             case 2 -> new SessionTransfer.Relinquish(in.string(), in.int64(), readSuccessor(in, naming));
-            case 3 -> readHandover(in, now);
+            case 3 -> readHandover(in, naming, now);
             case 4 -> new SessionTransfer.Ended(in.string(), in.int64());
             case 5 -> {
                 var inner = readTransfer(in, naming, now);
@@ -314,14 +325,15 @@ public final class MeshCodec {
         };
     }
 
-    private static SessionTransfer.Handover readHandover(MeshInput in, long now) {
+    private static SessionTransfer.Handover readHandover(MeshInput in, ShardNaming naming, long now) {
         var clientId = in.string();
         long token = in.int64();
         var session = in.bool() ? Optional.<MovingSession>of(SessionCodec.read(in, now)) : Optional.<MovingSession>empty();
         if (session.isPresent() && !session.get().clientId().equals(clientId)) {
             throw new MeshFormatException("the Handover of client id " + clientId + " carries the session of " + session.get().clientId());
         }
-        return new SessionTransfer.Handover(clientId, token, session);
+        int indexedOn = in.bool() ? readShard(in, naming) : SessionTransfer.NOWHERE;
+        return new SessionTransfer.Handover(clientId, token, session, indexedOn);
     }
 
 }

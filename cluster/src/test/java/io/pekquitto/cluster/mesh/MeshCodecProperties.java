@@ -3,6 +3,7 @@ package io.pekquitto.cluster.mesh;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.session.SessionTransfer;
 import net.jqwik.api.Arbitrary;
@@ -34,8 +35,9 @@ class MeshCodecProperties {
     void aMessageAgesOnTheReceiversClock(@ForAll("forwards") Shard.Forward forward, @ForAll long sentAt, @ForAll long arrivesAt) {
         var arrived = (Shard.Forward) new MeshCodec(() -> arrivesAt).decode(new MeshCodec(() -> sentAt).encode(forward), "F");
         for (int i = 0; i < forward.items().size(); i++) {
-            var sent = forward.items().get(i).message();
-            var received = arrived.items().get(i).message();
+            var sent = Forwarded.messageOf(forward.items().get(i));
+            var received = Forwarded.messageOf(arrived.items().get(i));
+            if (sent == null) continue;  // a marker of a session crossing
             assertEquals(sentAt - sent.receivedAt(), arrivesAt - received.receivedAt(), "its age");
             assertEquals(sent.isExpired(sentAt), received.isExpired(arrivesAt), "expired or not");
             int packetId = sent.qos().value() == 0 ? 0 : 1;

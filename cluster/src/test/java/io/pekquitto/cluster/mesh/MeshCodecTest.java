@@ -53,7 +53,8 @@ class MeshCodecTest {
         0, 0, 0, 0, 0, 0, 0, 0,                                 // nothing in flight, nothing queued
         0, 0, 0, 1, 0, 5, 0, 0, 0, 0, 0, 0, 0, 2,               // awaiting PUBREL: 5; 2 dropped
         0, 0, 0, 1, 0, 3, 'a', '/', '+', 1, 0, 1, 1, 0, 0, 0, 9, // a/+: QoS 1, Retain As Published, Retain Handling 1, id 9
-        0, 0, 0, 0, 0, 0, 0, 60, 1, 0, 0, 0, 0, (byte) 0xB2, (byte) 0xD0, 0x5E, 0, 0  // 60 s, expiring in 3e9 ns, no will
+        0, 0, 0, 0, 0, 0, 0, 60, 1, 0, 0, 0, 0, (byte) 0xB2, (byte) 0xD0, 0x5E, 0, 0, // 60 s, expiring in 3e9 ns, no will
+        0                                                       // indexed nowhere else
     };
 
     @Test

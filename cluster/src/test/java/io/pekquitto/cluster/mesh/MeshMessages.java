@@ -85,7 +85,9 @@ final class MeshMessages {
                 Combinators.combine(strings(), messages(), strings(), strings(), relay, Arbitraries.of(true, false))
                         .as(Forwarded.ToMember::new),
                 Combinators.combine(strings(), messages()).as(Forwarded.ToClient::new),
-                messages().map(Forwarded.Retained::new));
+                messages().map(Forwarded.Retained::new),
+                strings().map(Forwarded.Cut::new),
+                Combinators.combine(strings(), Arbitraries.integers().between(0, 3)).as(Forwarded.CutPassed::new));
     }
 
     static Arbitrary<Shard.Forward> forwards() {
@@ -139,7 +141,8 @@ final class MeshMessages {
     /** A Handover carrying a session in its portable form. */
     static Arbitrary<SessionTransfer.Handover> handovers() {
         return Combinators.combine(PortableSessions.sessions(), Arbitraries.longs())
-                .as((session, token) -> new SessionTransfer.Handover(session.clientId(), token, Optional.of(session)));
+                .as((session, token) -> new SessionTransfer.Handover(session.clientId(), token, Optional.of(session),
+                        (int) (token & 3) - 1));  // indexed nowhere else, or on shard 0, 1 or 2
     }
 
     static Arbitrary<ControlMessage> controlMessages() {
@@ -153,7 +156,8 @@ final class MeshMessages {
                 Arbitraries.longs().map(ControlMessage.Sync::new),
                 Arbitraries.longs().map(ControlMessage.SyncAck::new),
                 Combinators.combine(Arbitraries.longs(), Arbitraries.integers().between(0, 2), held)
-                        .as((epoch, round, holders) -> new ControlMessage.Homes(epoch, round, List.copyOf(holders))));
+                        .as((epoch, round, holders) -> new ControlMessage.Homes(epoch, round, List.copyOf(holders))),
+                Combinators.combine(strings(), Arbitraries.integers().between(0, 3)).as(ControlMessage.Moved::new));
     }
 
     static Arbitrary<Shard.Control> controls() {
@@ -174,6 +178,7 @@ final class MeshMessages {
             if (item instanceof Forwarded.Published p) return (Forwarded) new Forwarded.Published(p.publisherId(), shifted(p.message(), delta));
             if (item instanceof Forwarded.ToClient c) return new Forwarded.ToClient(c.clientId(), shifted(c.message(), delta));
             if (item instanceof Forwarded.Retained r) return new Forwarded.Retained(shifted(r.message(), delta));
+            if (item instanceof Forwarded.Cut || item instanceof Forwarded.CutPassed) return item;
             var m = (Forwarded.ToMember) item;
             return new Forwarded.ToMember(m.publisherId(), shifted(m.message(), delta), m.clientId(), m.sharedFilter(), m.relay(),
                     m.redirected());
@@ -184,7 +189,7 @@ final class MeshMessages {
     static SessionTransfer shifted(SessionTransfer transfer, long delta) {
         if (transfer instanceof SessionTransfer.Handover handover && handover.session().isPresent()) {
             var session = PortableSessions.shifted((PortableSession) handover.session().get(), delta);
-            return new SessionTransfer.Handover(handover.clientId(), handover.token(), Optional.of(session));
+            return new SessionTransfer.Handover(handover.clientId(), handover.token(), Optional.of(session), handover.indexedOn());
         }
         if (transfer instanceof SessionTransfer.KeepWill keep) {
             return new SessionTransfer.KeepWill(keep.clientId(), keep.shard(), keep.token(), shifted(keep.will(), delta),

@@ -111,13 +111,15 @@ class MeshSerializerTest {
     private static Object withoutTimes(Object back, Object sent) {
         if (!(back instanceof Shard.Forward forward)) return back;
         var original = (Shard.Forward) sent;
+        long shift = 0;
         for (int i = 0; i < forward.items().size(); i++) {
-            var read = forward.items().get(i).message();
-            long moved = read.receivedAt() - original.items().get(i).message().receivedAt();
+            var read = Forwarded.messageOf(forward.items().get(i));
+            if (read == null) continue;  // a marker of a session crossing
+            long moved = read.receivedAt() - Forwarded.messageOf(original.items().get(i)).receivedAt();
             assertTrue(moved >= 0 && moved < 1_000_000_000L, "moved by " + moved + " ns");
+            shift = moved;
         }
-        return MeshMessages.shifted(back, -(forward.items().isEmpty() ? 0
-                : forward.items().get(0).message().receivedAt() - original.items().get(0).message().receivedAt()));
+        return MeshMessages.shifted(back, -shift);
     }
 
     /** The bytes another node at {@code node} sends: its address, then the codec's. */

@@ -33,6 +33,12 @@ public sealed interface ControlMessage {
      */
     record Homes(long epoch, int round, List<Map.Entry<String, Successor>> holders) implements ControlMessage {}
 
+    /**
+     * The client's session arrived at the sender from shard {@code from}, and the sender announced its interest: the
+     * receiver cuts its stream for the client (SessionCrossings), with a {@code Forwarded.Cut} to both shards.
+     */
+    record Moved(String clientId, int from) implements ControlMessage {}
+
     /** A step of a session's move to the connection that claims it. */
     record Sessions(SessionTransfer transfer) implements ControlMessage {}
 

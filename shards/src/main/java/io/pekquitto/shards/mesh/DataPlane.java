@@ -1,6 +1,7 @@
 package io.pekquitto.shards.mesh;
 
 import io.pekquitto.protocol.QoS;
+import io.pekquitto.shards.session.Message;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -70,7 +71,8 @@ public final class DataPlane {
     public boolean add(int destination, Forwarded item) {
         var waiting = pending.get(destination);
         // A retained message caught up is never dropped: it is no publish, and no one would send it again.
-        if (waiting.size() >= HIGH_WATER && item.message().qos() == QoS.AT_MOST_ONCE && !(item instanceof Forwarded.Retained)) {
+        var message = Forwarded.messageOf(item);
+        if (waiting.size() >= HIGH_WATER && message != null && message.qos() == QoS.AT_MOST_ONCE && !(item instanceof Forwarded.Retained)) {
             droppedQos0++;
             return false;
         }
@@ -111,7 +113,8 @@ public final class DataPlane {
 
     /** What an item weighs in a batch: its payload, topic and a margin for the rest. */
     private static long size(Forwarded item) {
-        return item.message().payload().length() + item.message().topic().length() + 256L;
+        var message = Forwarded.messageOf(item);
+        return message == null ? 256L : message.payload().length() + message.topic().length() + 256L;
     }
 
     /**

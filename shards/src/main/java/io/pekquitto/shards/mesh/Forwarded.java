@@ -2,10 +2,20 @@ package io.pekquitto.shards.mesh;
 
 import io.pekquitto.shards.session.Message;
 
-/** A published message on its way to another shard, in a data-plane batch. */
+/**
+ * A published message on its way to another shard, in a data-plane batch; or a marker of a session crossing between
+ * shards (SessionCrossings), which must keep its place among the messages.
+ */
 public sealed interface Forwarded {
 
-    Message message();
+    /** The message an item carries; null for a marker of a session crossing (never dropped). */
+    static Message messageOf(Forwarded item) {
+        if (item instanceof Published published) return published.message();
+        if (item instanceof ToMember member) return member.message();
+        if (item instanceof ToClient client) return client.message();
+        if (item instanceof Retained retained) return retained.message();
+        return null;
+    }
 
     /** A publish for the destination's own subscribers (and its copy of the retained messages). */
     record Published(String publisherId, Message message) implements Forwarded {}
@@ -26,6 +36,15 @@ public sealed interface Forwarded {
      */
     record Retained(Message message) implements Forwarded {}
 
-    /** A message for a client that followed its session to the destination (it bounced off a released connection). */
+    /**
+     * A message for a client that followed its session to the destination (it bounced off a released connection, or it
+     * was routed to the shard the session left before the sender cut its stream: SessionCrossings).
+     */
     record ToClient(String clientId, Message message) implements Forwarded {}
+
+    /** The sender heard that the client's session crossed: what it sends after this is the new shard's to deliver. */
+    record Cut(String clientId) implements Forwarded {}
+
+    /** From the shard the session left: every message of {@code peer} from before its cut was forwarded. */
+    record CutPassed(String clientId, int peer) implements Forwarded {}
 }

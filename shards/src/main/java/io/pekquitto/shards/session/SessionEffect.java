@@ -17,6 +17,12 @@ public sealed interface SessionEffect<C> {
     /** The connection must close: another connection took its session over ([MQTT-3.1.4-3]). */
     record TakeOver<C>(C connection) implements SessionEffect<C> {}
 
+    /**
+     * A session arrived whose subscriptions shard {@code from} still routes: the peers must cut over (SessionCrossings);
+     * {@code discarded}: Clean Start ended it here, so what {@code from} forwards of it is for no one.
+     */
+    record Crossed<C>(String clientId, int from, boolean discarded) implements SessionEffect<C> {}
+
     /** The connection gets the session: CONNACK with Session Present. */
     record Attach<C>(C connection, boolean sessionPresent, Session session) implements SessionEffect<C> {}
 

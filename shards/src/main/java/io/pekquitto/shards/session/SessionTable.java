@@ -341,7 +341,8 @@ final class SessionTable<C> {
         var migrated = new MigratedSession(owned.session, owned.subscriptions, owned.sessionExpiryInterval,
                 owned.expiresAt, Optional.ofNullable(owned.pendingWill), local);
         var moving = crossing.leaving(next.shard(), migrated, now);  // portable to another node
-        effects.transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(moving)));
+        int indexedOn = local || owned.subscriptions.isEmpty() ? SessionTransfer.NOWHERE : self;  // routes it until peers cut over
+        effects.transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(moving), indexedOn));
     }
 
     /** A session moving within the shard goes on to another shard: its subscriptions leave the indexes. */
@@ -430,9 +431,7 @@ final class SessionTable<C> {
     // ---- deliveries and subscriptions
 
     /** A message an offline session could not queue (its limits; the memory budget counts its own). */
-    void offlineDropped() {
-        droppedOffline++;
-    }
+    void offlineDropped() { droppedOffline++; }
 
     /** The client whose session this connection has or is given, or null. */
     String clientOf(C connection) {

@@ -34,9 +34,17 @@ public sealed interface SessionTransfer {
 
     /**
      * The session for claim {@code token}: moving to it, or none (there is none, or it ended); live within
-     * a node, portable to another ({@link MovingSession}).
+     * a node, portable to another ({@link MovingSession}). {@code indexedOn}: the shard whose index still has its
+     * subscriptions, which routes its messages until every peer heard it moved (SessionCrossings); or {@link #NOWHERE}.
      */
-    record Handover(String clientId, long token, Optional<MovingSession> session) implements SessionTransfer {}
+    record Handover(String clientId, long token, Optional<MovingSession> session, int indexedOn) implements SessionTransfer {
+        public Handover(String clientId, long token, Optional<MovingSession> session) {
+            this(clientId, token, session, NOWHERE);
+        }
+    }
+
+    /** No shard: a Handover's {@code indexedOn} when the session is indexed nowhere else. */
+    int NOWHERE = -1;
 
     /** To the home: the session held under {@code token} ended. */
     record Ended(String clientId, long token) implements SessionTransfer {}

@@ -182,14 +182,21 @@ public final class Sessions<C> {
         if (claim.next == null && (claim.connection != null || session.isPresent())) effects.moved().arrived(claim.clientId);
         if (claim.next != null) {
             var next = claim.next;
+            // A session indexed here (it moved within this shard) is routed here until the peers cut over.
+            int indexedOn = session.filter(s -> s instanceof MigratedSession live && live.indexed()).isPresent() ? self : handover.indexedOn();
             var passed = session.map(moving -> passOn(moving, next.shard(), now));
-            effects.transfer(next.shard(), new Handover(claim.clientId, next.token(), passed));
+            effects.transfer(next.shard(), new Handover(claim.clientId, next.token(), passed, indexedOn));
+            return;
         } else if (claim.connection != null) {
             table.attach(claim, session.map(arrived -> crossing.arriving(arrived, now)), now);
         } else if (session.isPresent()) {
             table.keepOffline(claim.clientId, claim.token, crossing.arriving(session.get(), now), now);
         } else if (claim.from == SessionTransfer.ANY_HOLDER) {  // a moot adoption was never recorded by the home
             effects.transfer(homes.homeOf(claim.clientId), new Ended(claim.clientId, claim.token));
+        }
+        if (session.isPresent() && handover.indexedOn() != SessionTransfer.NOWHERE && handover.indexedOn() != self) {
+            // Announced here now; routed there until every peer cut over. Clean Start: its messages there are for no one.
+            effects.add(new SessionEffect.Crossed<>(claim.clientId, handover.indexedOn(), claim.connection != null && claim.cleanStart));
         }
     }
 

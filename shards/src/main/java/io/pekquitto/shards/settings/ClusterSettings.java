@@ -15,14 +15,16 @@ import java.util.Optional;
  * @param host      the address other nodes reach this node's cluster port at, which it also binds
  *                  ({@code cluster.host})
  * @param port      the node's cluster port (Pekko Artery over TCP), 0 for any free one ({@code cluster.port})
+ * @param bindPort  the port the node binds, when the others reach {@code port} through a proxy or a NAT; 0: {@code port}
+ *                  itself ({@code cluster.bind-port})
  * @param seedNodes the nodes a starting node asks to join, other nodes' cluster ports; empty: the node
  *                  forms a cluster of its own, which others may join ({@code cluster.seed-nodes})
  * @param downing   how unreachable nodes are downed: Pekko's Split Brain Resolver ({@code cluster.downing})
  */
-public record ClusterSettings(boolean enabled, String host, int port, List<SeedNode> seedNodes, Downing downing) {
+public record ClusterSettings(boolean enabled, String host, int port, int bindPort, List<SeedNode> seedNodes, Downing downing) {
 
     /** The built-in cluster settings, off; what a test or an embedder starts from. */
-    public static final ClusterSettings OFF = new ClusterSettings(false, "127.0.0.1", 25520, List.of(),
+    public static final ClusterSettings OFF = new ClusterSettings(false, "127.0.0.1", 25520, 0, List.of(),
             new Downing(DowningStrategy.KEEP_MAJORITY, Duration.ofSeconds(20)));
 
     public ClusterSettings {
@@ -31,6 +33,7 @@ public record ClusterSettings(boolean enabled, String host, int port, List<SeedN
         Objects.requireNonNull(downing, "downing");
         if (host.isBlank()) throw new IllegalArgumentException("cluster.host must name an address, not \"" + host + "\"");
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("cluster.port must be 0..65535, not " + port);
+        if (bindPort < 0 || bindPort > 65_535) throw new IllegalArgumentException("cluster.bind-port must be 0..65535, not " + bindPort);
     }
 
     /**

@@ -12,17 +12,21 @@ final class ClusterSettingsReader {
     private ClusterSettingsReader() {}
 
     static ClusterSettings read(Config config, String path) {
-        var port = path + ".port";
-        int portNumber = config.getInt(port);
-        if (portNumber < 0 || portNumber > 65_535) {
-            throw new ConfigurationException(port + " must be 0..65535, not " + portNumber + " (" + SettingsReader.origin(config, port) + ")");
-        }
         var host = path + ".host";
         var hostName = SettingsReader.text(config, host).orElseThrow(() -> new ConfigurationException(
                 host + " must name an address (" + SettingsReader.origin(config, host) + ")"));
-        return new ClusterSettings(config.getBoolean(path + ".enabled"), hostName, portNumber, seedNodes(config, path + ".seed-nodes"),
+        return new ClusterSettings(config.getBoolean(path + ".enabled"), hostName, port(config, path + ".port"),
+                port(config, path + ".bind-port"), seedNodes(config, path + ".seed-nodes"),
                 new ClusterSettings.Downing(strategy(config, path + ".downing.strategy"),
                         SettingsReader.positive(config, path + ".downing.stable-after")));
+    }
+
+    private static int port(Config config, String path) {
+        int number = config.getInt(path);
+        if (number < 0 || number > 65_535) {
+            throw new ConfigurationException(path + " must be 0..65535, not " + number + " (" + SettingsReader.origin(config, path) + ")");
+        }
+        return number;
     }
 
     /** Each {@code "host:port"}; from system properties the list arrives keyed 0, 1, ..., which Typesafe reads as a list. */

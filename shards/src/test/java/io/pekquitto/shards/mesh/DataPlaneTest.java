@@ -97,7 +97,7 @@ class DataPlaneTest {
         assertEquals(0, plane.droppedQos0());
         plane.acknowledged(1);
         plane.flush(NONE_HELD, (destination, batch) -> sent.add(batch));
-        assertEquals(QoS.EXACTLY_ONCE, sent.get(sent.size() - 1).get(DataPlane.HIGH_WATER).message().qos());
+        assertEquals(QoS.EXACTLY_ONCE, Forwarded.messageOf(sent.get(sent.size() - 1).get(DataPlane.HIGH_WATER)).qos());
     }
 
     @Test

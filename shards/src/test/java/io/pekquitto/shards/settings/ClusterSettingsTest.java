@@ -25,11 +25,11 @@ class ClusterSettingsTest {
     void everyKeyIsRead() {
         var cluster = BrokerSettings.parse("""
                 cluster {
-                  enabled = true, host = "10.0.0.3", port = 25530
+                  enabled = true, host = "10.0.0.3", port = 25530, bind-port = 25540
                   seed-nodes = ["10.0.0.1:25520", " node-2.example:25521 ", "[::1]:25522"]
                   downing { strategy = keep-oldest, stable-after = 2s }
                 }""").cluster();
-        assertEquals(new ClusterSettings(true, "10.0.0.3", 25530,
+        assertEquals(new ClusterSettings(true, "10.0.0.3", 25530, 25540,
                 List.of(new SeedNode("10.0.0.1", 25520), new SeedNode("node-2.example", 25521), new SeedNode("::1", 25522)),
                 new ClusterSettings.Downing(DowningStrategy.KEEP_OLDEST, Duration.ofSeconds(2))), cluster);
         assertEquals("[::1]:25522", cluster.seedNodes().get(2).toString());
