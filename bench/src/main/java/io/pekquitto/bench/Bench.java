@@ -61,6 +61,7 @@ public final class Bench {
                 case "latency" -> new LatencyScenario(context, options).run();
                 case "idle" -> new IdleScenario(context, options).run();
                 case "connect-rate" -> new ConnectRateScenario(context, options).run();
+                case "takeover" -> new TakeoverScenario(context, options).run();
                 default -> throw new IllegalArgumentException(options.scenario);
             };
         } catch (Options.UsageException e) {

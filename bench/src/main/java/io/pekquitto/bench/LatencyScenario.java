@@ -63,7 +63,7 @@ final class LatencyScenario {
         return report;
     }
 
-    private static void summarize(Report report, String name, long[] nanos) {
+    static void summarize(Report report, String name, long[] nanos) {
         Arrays.sort(nanos);
         double p50 = micros(nanos, 0.50);
         double p90 = micros(nanos, 0.90);

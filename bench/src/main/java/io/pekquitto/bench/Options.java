@@ -7,12 +7,12 @@ import java.util.Set;
 /** The command line: {@code <scenario> [--name value | --flag]...}. */
 final class Options {
 
-    static final Set<String> SCENARIOS = Set.of("fanin", "fanout", "latency", "idle", "connect-rate");
+    static final Set<String> SCENARIOS = Set.of("fanin", "fanout", "latency", "idle", "connect-rate", "takeover");
     private static final Set<String> FLAGS = Set.of("json", "mqtt5", "help", "jcmd", "tls", "ws", "persistent-subscribers");
     private static final Set<String> VALUED = Set.of(
             "host", "port", "threads", "duration", "messages", "publishers", "subscribers", "qos", "payload",
             "inflight", "connections", "hold", "broker-pid", "concurrency", "warmup", "keepalive", "drain", "label", "max-lag",
-            "slow-subscribers", "subscription-churn", "cafile", "websocket", "subscriber-port");
+            "slow-subscribers", "subscription-churn", "cafile", "websocket", "subscriber-port", "takeovers");
 
     static final String USAGE = """
             Usage: java -jar pekquitto-bench.jar <scenario> [options]
@@ -23,6 +23,8 @@ final class Options {
               latency       QoS 1 round trips: PUBLISH->PUBACK and publish->delivery, p50/p90/p99/max in us
               idle          open N connections, CONNECT each, hold; connects/s and broker RSS per connection
               connect-rate  connect + CONNACK + DISCONNECT in a loop; connects/s
+              takeover      one persistent session taken over again and again, alternately on --port and
+                            --subscriber-port; socket open -> CONNACK p50/p90/p99/max in us
 
             Options (defaults in brackets):
               --host H            broker address [127.0.0.1]
@@ -55,6 +57,7 @@ final class Options {
               --broker-pid PID    idle: read the broker's VmRSS from /proc/PID/status before and after
               --jcmd              idle, JVM broker: full GC (jcmd PID GC.run) and read its live heap before and after
               --concurrency N     connects in progress at once: idle [64], connect-rate [8]
+              --takeovers N       takeover: how many [200]
               --keepalive S       CONNECT keep-alive [60]
               --mqtt5             CONNECT as MQTT 5.0 (default 3.1.1)
               --tls               MQTT over TLS 1.3/1.2 (JDK SSLEngine), a full handshake per connection

@@ -16,6 +16,8 @@ class OptionsTest {
         assertEquals(2_500_000_000L, options.nanos("duration", 10));
         assertEquals(10, options.integer("publishers", 10, 1, 100));
         assertTrue(options.flag("json"));
+        var takeover = Options.parse("takeover", "--port", "1883", "--subscriber-port", "1884", "--takeovers", "50");
+        assertEquals(50, takeover.integer("takeovers", 200, 1, 100_000));
     }
 
     @Test
