@@ -3,16 +3,19 @@
 // screenshot is taken while the load runs. The broker must publish $SYS often (sys-interval = 1s).
 //
 //   node status-page.mjs --page http://127.0.0.1:8080/ --load mqtt://127.0.0.1:1883 --screenshot page.png
-//                        [--expect-shards 2] [--load-seconds 8] [--ca ca.crt] [--timeout 120]
+//                        [--expect-shards 2] [--expect-nodes 3] [--load-seconds 8] [--ca ca.crt] [--timeout 120]
+// With --expect-nodes the broker is a node of a cluster of that many: its Cluster section lists every node, and
+// the node's rates move with the load.
 import { launch } from './chromium.mjs';
 import { Checks, connect, deadline, expect, options, unique, within } from './lib.mjs';
 
-const USAGE = 'node status-page.mjs --page http://host:port/ --load URL --screenshot FILE [--expect-shards N] [--load-seconds S] [--ca FILE] [--timeout S]';
+const USAGE = 'node status-page.mjs --page http://host:port/ --load URL --screenshot FILE [--expect-shards N] [--expect-nodes N] [--load-seconds S] [--ca FILE] [--timeout S]';
 const args = options({
   page: { type: 'string' },
   load: { type: 'string' },
   screenshot: { type: 'string' },
   'expect-shards': { type: 'string' },
+  'expect-nodes': { type: 'string' },
   'load-seconds': { type: 'string', default: '8' },
   ca: { type: 'string' },
   timeout: { type: 'string', default: '120' },
@@ -95,10 +98,29 @@ try {
         expect(rows === Number(args['expect-shards']), `it has ${rows}`);
       });
     }
-    await checks.check('no Cluster section on a broker that is no node of a cluster', async () => {
-      const hidden = await page.$eval('#cluster', (section) => section.hidden);
-      expect(hidden, 'the Cluster section is shown');
-    });
+    if (args['expect-nodes'] === undefined) {
+      await checks.check('no Cluster section on a broker that is no node of a cluster', async () => {
+        const hidden = await page.$eval('#cluster', (section) => section.hidden);
+        expect(hidden, 'the Cluster section is shown');
+      });
+    } else {
+      await checks.check(`the nodes table has ${args['expect-nodes']} rows, and a node's received/s moves with the load`, async () => {
+        const hidden = await page.$eval('#cluster', (section) => section.hidden);
+        expect(!hidden, 'the Cluster section is hidden');
+        const started = Date.now();
+        let rows = 0;
+        let fastest = 0;
+        while (Date.now() - started < WAIT_MS && (rows !== Number(args['expect-nodes']) || !(fastest > 0))) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          rows = await page.$$eval('#nodes tbody tr', (all) => all.length);
+          const column = await page.$$eval('#nodes th[data-column]', (all) => all.findIndex((th) => th.dataset.column === 'messages/received/rate'));
+          const rates = await page.$$eval('#nodes tbody tr', (all, index) => all.map((row) => Number(row.cells[index + 1].textContent.replace(/,/g, ''))), column);
+          fastest = Math.max(0, ...rates.filter(Number.isFinite));
+        }
+        expect(rows === Number(args['expect-nodes']), `it has ${rows} rows`);
+        expect(fastest > 0, `no node's received/s moved (${fastest})`);
+      });
+    }
     await within(Number(args['load-seconds']) * 1000 + 10_000, 'the end of the load', load.finished);
     await page.screenshot({ path: args.screenshot, fullPage: true });
     console.log(`screenshot: ${args.screenshot}`);

@@ -13,7 +13,9 @@ import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;
 import io.pekquitto.e2e.interop.ChildProcess;
 import io.pekquitto.e2e.interop.MosquittoClients;
+import io.pekquitto.e2e.websocket.NodeScript;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +28,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -44,7 +47,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * session over (0x8E), and of 200 connections with one client id on three nodes one is left; once a node is
  * killed and downed, the others forget its shards, route on, and publish the will of its client once (not that of a
  * client that disconnected before); a node that joins later gets the retained messages; each node's $SYS topics are its
- * own, and the cluster's totals count every node. Started once for the class, in order.
+ * own, the cluster's totals count every node, and the status page (headless Chromium) lists the nodes and their rates.
+ * Started once for the class, in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterRoutingIT {
@@ -53,6 +57,8 @@ class ClusterRoutingIT {
     private static final Duration RECEIVE = Duration.ofSeconds(20);
     private static final int MESSAGES = 1000;
     private static final int SHARED_MESSAGES = 10_000;
+    /** The port of a node's WebSocket listener, as its start logs it. */
+    private static final Pattern WEBSOCKET = Pattern.compile("MQTT over WebSockets: ws://127\\.0\\.0\\.1:(\\d+)/");
 
     private static final List<RunnableJar> nodes = new ArrayList<>();
 
@@ -61,7 +67,7 @@ class ClusterRoutingIT {
         int first = ClusterNodes.freePort();
         var seeds = "[\"127.0.0.1:" + first + "\"]";
         nodes.addAll(ClusterNodes.startAll(List.of(first, 0, 0).stream().map(port -> """
-                listeners = [{ host = "127.0.0.1", port = 0 }]
+                listeners = [{ host = "127.0.0.1", port = 0 }, { host = "127.0.0.1", port = 0, protocol = websocket }]
                 shards = 2
                 sys-interval = 1s
                 cluster { enabled = true, port = %d, seed-nodes = %s, downing.stable-after = 2s }
@@ -351,14 +357,28 @@ class ClusterRoutingIT {
         }
     }
 
+    /** The status page of node 0 in headless Chromium: its Cluster section lists the three nodes, and the rates move. */
     @Test
     @Order(11)
+    void theStatusPageListsEveryNodeWithItsRates() throws Exception {
+        NodeScript.assumeChromium();
+        var node = nodes.get(0);
+        var webSocket = WEBSOCKET.matcher(node.log());
+        assertTrue(webSocket.find(), node.log());
+        Path screenshot = Path.of("target", "status-page-cluster.png").toAbsolutePath();
+        NodeScript.assertPasses("status-page.mjs", Duration.ofSeconds(140),
+                "--page", "http://127.0.0.1:" + webSocket.group(1) + "/", "--load", "mqtt://127.0.0.1:" + node.port(),
+                "--expect-shards", "2", "--expect-nodes", "3", "--screenshot", screenshot.toString(), "--timeout", "120");
+    }
+
+    @Test
+    @Order(12)
     void noNodeLoggedAnError() throws Exception {
         for (var node : nodes) assertFalse(node.log().contains(" ERROR "), node.log());  // a message Pekko could not (de)serialize, say
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void theShardsOfAKilledNodeAreForgottenAndTheOthersRouteOn() throws Exception {
         var doomed = nodes.get(2);
         // A client of the node to kill with a will, kept by a keeper on another node; and one that left normally.
@@ -400,7 +420,7 @@ class ClusterRoutingIT {
     }
 
     @Test
-    @Order(13)
+    @Order(14)
     void aNodeThatJoinsLaterCatchesUpOnTheRetainedMessages() throws Exception {
         var first = nodes.get(0);
         var self = java.util.regex.Pattern.compile("Cluster: this node is (\\S+),").matcher(first.log());

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * skipped, with the reason, only when node, the harness's node modules or Chromium are missing;
  * {@code .ci/run} installs all three, so CI runs it.
  */
-final class NodeScript {
+public final class NodeScript {
     /** The harness: Failsafe names it ({@code pekquitto.js-tests} in ops/pom.xml); from an IDE, found from here. */
     static final Path DIRECTORY = Path.of(System.getProperty("pekquitto.js-tests",
             Files.isDirectory(Path.of("src/test/js")) ? "src/test/js" : "../src/test/js")).toAbsolutePath().normalize();
@@ -37,7 +37,7 @@ final class NodeScript {
     }
 
     /** Skips the test unless {@link #assumeNode} holds and Chromium is installed. */
-    static void assumeChromium() {
+    public static void assumeChromium() {
         assumeNode();
         assumeTrue(Files.isExecutable(CHROMIUM), "no Chromium at " + CHROMIUM
                 + ": install Debian's chromium, or set CHROMIUM (.ci/run installs it)");
@@ -60,7 +60,7 @@ final class NodeScript {
      * Runs {@code node script arguments...} in the harness's directory and asserts that it exits 0
      * within {@code timeout}; its output goes to this test's output, and into the failure message.
      */
-    static void assertPasses(String script, Duration timeout, String... arguments) throws IOException, InterruptedException {
+    public static void assertPasses(String script, Duration timeout, String... arguments) throws IOException, InterruptedException {
         var command = new ArrayList<>(List.of("node", script));
         command.addAll(List.of(arguments));
         var output = Files.createTempFile("pekquitto-" + script, ".out");

@@ -23,6 +23,7 @@
   const points = [];                 // { time, received, sent }: rates per second, oldest first
   const numbers = new Intl.NumberFormat('en');
   let baseline = null;               // { time, received, sent } at the last burst
+  const nodeBaselines = new Map();   // cluster/node/N/messages/{received,sent} -> { time, value } at the last burst
   let burst = null;                  // { retained } while a burst settles
   let client = null;
   let lastReason = '';
@@ -242,7 +243,21 @@
       byId('chart-source').textContent = figures.has('publish/messages/received') ? 'PUBLISH packets' : 'MQTT packets of every kind';
       drawChart(now);
     }
+    sampleNodes(now, retained);
     baseline = counts;
+  }
+
+  /** Each node's PUBLISH rates, from its counters at this burst and the last (a counter unchanged is not sent again). */
+  function sampleNodes(now, retained) {
+    for (const [name, value] of figures) {
+      const counter = /^cluster\/node\/([^/]+)\/messages\/(received|sent)$/.exec(name);
+      if (!counter) continue;
+      const last = nodeBaselines.get(name);
+      nodeBaselines.set(name, { time: now, value: Number(value) });
+      if (retained || !last || now <= last.time) continue;
+      const rate = Math.max(0, (Number(value) - last.value) / ((now - last.time) / 1000)) || 0;
+      showNodeFigure(counter[1], `messages/${counter[2]}/rate`, rate < 10 ? Math.round(rate * 10) / 10 : Math.round(rate));
+    }
   }
 
   function rounded(rate) {
