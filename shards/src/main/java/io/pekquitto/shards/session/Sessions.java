@@ -215,14 +215,19 @@ public final class Sessions<C> {
      * it is closed as it goes ({@link SessionEffect.TakeOver}). Sent again for what is still here when called again.
      */
     public List<SessionEffect<C>> evacuate() {
+        if (!homes.ring().isLeaving(self)) return effects.take();  // every node leaves: no home elsewhere to hand them to
         for (var owned : table.all()) {
             if (outlivesConnection(owned)) effects.transfer(homes.homeOf(owned.clientId), new Adopt(owned.clientId, owned.token));
         }
         return effects.take();
     }
 
-    /** Whether no session that outlives its connection is held here, nor a claim waits here for one. */
+    /**
+     * Whether no session that outlives its connection is held here, nor a claim waits here for one; or there is nowhere
+     * to hand them to: this shard is still a home of its ring (every node of the cluster leaves at once).
+     */
     public boolean evacuated() {
+        if (!homes.ring().isLeaving(self)) return true;
         for (var owned : table.all()) if (outlivesConnection(owned)) return false;
         return claims.isEmpty();
     }

@@ -100,6 +100,16 @@ class LeavingNodeTest {
         assertEquals(List.of(), nodes.published);
     }
 
+    @Test
+    void aShardThatIsStillAHomeHasNowhereToHandItsSessionsTo() {  // every node of the cluster leaves at once
+        var nodes = new SessionsOfNodes(2, 2);
+        attachedOn(nodes, "stays", 0);
+        nodes.evacuate(0);
+        nodes.settle();
+        assertTrue(nodes.evacuated(0), "nothing to wait for");
+        assertEquals(0, nodes.holderOf("stays"), "and nothing handed on");
+    }
+
     private static String attachedOn(SessionsOfNodes nodes, String clientId, int shard) {
         var connection = nodes.connect(clientId, shard, false, NO_WILL);
         nodes.settle();
