@@ -58,12 +58,14 @@ final class WebSocketStage extends AbstractGraphStageWithMaterializedValue<FlowS
         Logic() {
             super(shape);
             AsyncCallback<BiConsumer<Optional<ByteString>, Throwable>> readCalls = createAsyncCallback(this::read);
-            AsyncCallback<ByteString> writeCalls = createAsyncCallback(this::write);
-            AsyncCallback<Boolean> closeCalls = createAsyncCallback(now -> {
-                if (now) completeStage();
+            // Writes and closes through one callback: the stage takes them in the order they were made, also
+            // those made before it started (two callbacks each keep their own early calls: a close could come first).
+            AsyncCallback<Object> outgoing = createAsyncCallback(event -> {
+                if (event instanceof ByteString bytes) write(bytes);
+                else if (Boolean.TRUE.equals(event)) completeStage();
                 else completeAfterWrites();
             });
-            stream = new WebSocketStream(readCalls::invoke, writeCalls::invoke, closeCalls::invoke);
+            stream = new WebSocketStream(readCalls::invoke, outgoing::invoke, outgoing::invoke);
             setHandler(in, new AbstractInHandler() {
                 @Override
                 public void onPush() {
