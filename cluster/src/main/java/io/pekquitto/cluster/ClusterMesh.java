@@ -179,16 +179,8 @@ public final class ClusterMesh {
     private Behavior<Command> onLeavingListed(LeavingListed listing) {
         var now = new ArrayList<Integer>();
         for (var shard : listing.shards()) {
-            var address = shard.path().address();
-            var name = shard.path().name();
-            if (!name.startsWith(SHARD_NAME)) continue;
-            int index = Integer.parseInt(name.substring(SHARD_NAME.length()));
-            if (address.hasLocalScope()) {
-                now.add(index);
-            } else {
-                int id = peers.remoteId(address.hostPort(), index);
-                if (listed.containsKey(id)) now.add(id);
-            }
+            int id = idOf(shard);
+            if (id >= 0 && (peers.isLocal(id) || listed.containsKey(id))) now.add(id);
         }
         now.sort(null);
         if (now.equals(leaving)) return Behaviors.same();
@@ -205,6 +197,15 @@ public final class ClusterMesh {
             }
         }
         return Behaviors.same();
+    }
+
+    /** A listed shard's id: its index for one of this node's, else its remote id ({@link MeshPeers#remoteId}); -1 if no shard. */
+    private int idOf(ActorRef<ShardMessage> shard) {
+        var address = shard.path().address();
+        var name = shard.path().name();
+        if (!name.startsWith(SHARD_NAME)) return -1;
+        int index = Integer.parseInt(name.substring(SHARD_NAME.length()));
+        return address.hasLocalScope() ? index : peers.remoteId(address.hostPort(), index);
     }
 
     private Behavior<Command> onShardEvacuated(ShardEvacuated shard) {
@@ -227,10 +228,8 @@ public final class ClusterMesh {
     private Behavior<Command> onListed(Listed listing) {
         var now = new HashMap<Integer, ActorRef<ShardMessage>>();
         for (var shard : listing.shards()) {
-            var address = shard.path().address();
-            var name = shard.path().name();
-            if (address.hasLocalScope() || !name.startsWith(SHARD_NAME)) continue;
-            now.put(peers.remoteId(address.hostPort(), Integer.parseInt(name.substring(SHARD_NAME.length()))), shard);
+            int id = idOf(shard);
+            if (id >= 0 && !peers.isLocal(id)) now.put(id, shard);
         }
         var joined = new ArrayList<Integer>();
         var gone = new ArrayList<Integer>();

@@ -182,9 +182,10 @@ final class Router {
             batch.add(message);
         } else if (message.isShared() && !sessions.holds(clientId)) {
             redeliverShared(clientId, message);
-        } else if (sessions.movedTo(clientId) >= 0) {
-            // Routed here before the peer heard that the session left: it follows the session.
-            forward(sessions.movedTo(clientId), new Forwarded.ToClient(clientId, message));
+        } else {
+            // Sent here after the session left (passed on from where it was before): it follows the session.
+            int movedTo = sessions.movedTo(clientId);
+            if (movedTo >= 0) forward(movedTo, new Forwarded.ToClient(clientId, message));
         }
     }
 

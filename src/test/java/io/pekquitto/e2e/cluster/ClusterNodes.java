@@ -21,11 +21,7 @@ final class ClusterNodes {
 
     /** A node started with {@code configuration}; a failure to start is unchecked, for starting nodes in parallel. */
     static RunnableJar start(String configuration) {
-        try {
-            return RunnableJar.start(configuration);
-        } catch (IOException | InterruptedException e) {
-            throw new CompletionException(e);
-        }
+        return start(configuration, List.of());
     }
 
     /** A node started with {@code configuration} and {@code jvmOptions}; a failure to start is unchecked. */

@@ -4,9 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Where the sessions that left this shard went (docs/shards-and-mesh.md, A session's forwarding address): a message a
- * peer routed here before it heard that the session's subscriptions left follows the session, instead of finding no
- * one. Each shard's address points to where the session went after it was there, so following them only goes
+ * Where the sessions that left this shard went (docs/shards-and-mesh.md, A session crossing): a message sent on to this
+ * shard for a client whose session has already left it (one forwarded by the shard the session was on before, or a
+ * bounce) follows the session, instead of finding no one. Each shard's address points to where the session went after it was there, so following them only goes
  * forward; an address is forgotten when a session of the client is held here again. Bounded: such messages come soon
  * after the move or not at all.
  */

@@ -425,7 +425,7 @@ public final class Sessions<C> {
 
     /**
      * The shard a message for a client whose session is not held here goes on to: where its session went when it last
-     * left this shard (a peer routed the message here before it heard), or -1.
+     * left this shard (the message was sent on here after it left), or -1.
      */
     public int movedTo(String clientId) {
         int to = table.holds(clientId) ? MovedSessions.NOWHERE : effects.moved().whereTo(clientId);
