@@ -128,14 +128,6 @@ public final class Pekquitto implements AutoCloseable {
                         shutdownTimeout.toMillis() + "ms"))
                 .withFallback(Broker.dispatcherConfig(settings.shards()))
                 .withFallback(ConfigLoader.actorSystemConfig());
-        if (settings.shards() == 1) {
-            // Pekko's TCP connection actors on the shard's own thread: a read or a write no longer hops
-            // threads between them and the shard (measured: QoS 1 p50 283 -> 193 us, QoS 0 fan-in
-            // +40%). With more shards they stay on Pekko's dispatcher, shared by all shards. Only in
-            // our own actor system: an embedder's other TCP users must not run on a shard's thread.
-            config = ConfigFactory.parseMap(Map.of("pekko.io.tcp.worker-dispatcher", Broker.dispatcherPath(0)))
-                    .withFallback(config);
-        }
         // A node of a cluster (docs/cluster.md). Without one, no class of the cluster module is touched, and so
         // none of Pekko Remote or Cluster is loaded (ClusterOffIT).
         var cluster = settings.cluster().enabled()

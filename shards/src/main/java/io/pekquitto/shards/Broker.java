@@ -6,7 +6,6 @@ import io.pekquitto.auth.Security;
 import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
-import io.pekquitto.shards.dispatch.SpinThenParkExecutorConfigurator;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
@@ -18,6 +17,7 @@ import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
 import io.pekquitto.shards.store.StoreRecovery;
 import io.pekquitto.shards.tcp.ReloadableTls;
+import io.pekquitto.shards.transport.ShardLoopConfigurator;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -127,45 +127,24 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private Optional<String> bindFailure = Optional.empty();
     private int listenersBound;
 
-    /**
-     * How long an idle shard's thread waits for work, spinning, before it parks. Measured on 2 cores,
-     * one shard, against a one-thread {@code thread-pool-executor}: QoS 1 PUBLISH->PUBACK p50 84 -> 45
-     * us, fan-in QoS 1 +30%; 50 us spun too short for a client's round trip, 200 us gained nothing.
-     */
-    static final Duration SPIN = Duration.ofNanos(100_000);
-
     /** The configuration path of shard {@code index}'s dispatcher. */
     public static String dispatcherPath(int index) {
         return "pekquitto-shard-dispatcher-" + index;
     }
 
     /**
-     * One single-thread dispatcher per shard (docs/architecture.md, Threading). {@code throughput} lets a shard
-     * handle a burst of messages per actor before switching, which batches work on a busy shard.
-     *
-     * <p>The thread spins a while ({@link #spinFor}) before it parks ({@link SpinThenParkExecutorConfigurator}),
-     * so that a message that comes within microseconds, as the next packet of a busy client does, finds
-     * it awake instead of waking it.
+     * One single-thread dispatcher per shard (docs/architecture.md, Threading), each a Netty event loop
+     * ({@link ShardLoopConfigurator}) that also serves the sockets of the shard's connections. {@code
+     * throughput} lets a shard handle a burst of messages per actor before switching, which batches work
+     * on a busy shard.
      */
     public static Config dispatcherConfig(int shards) {
-        var spin = spinFor(shards, Runtime.getRuntime().availableProcessors());
         var text = new StringBuilder();
         for (int i = 0; i < shards; i++) {
             text.append(dispatcherPath(i)).append(" { type = Dispatcher, executor = \"")
-                    .append(SpinThenParkExecutorConfigurator.class.getName()).append("\", ")
-                    .append("spin-then-park.spin = ").append(spin.toNanos()).append("ns, throughput = 64 }\n");
+                    .append(ShardLoopConfigurator.class.getName()).append("\", throughput = 64 }\n");
         }
         return ConfigFactory.parseString(text.toString());
-    }
-
-    /**
-     * {@link #SPIN} while every shard has a second processor for Pekko IO's work on its sockets (as
-     * {@code shards = auto} leaves it); none when shards crowd the processors, where a spinning thread
-     * takes the time another one needs: two shards on 2 cores measured fan-in QoS 1 at 78k PUBACKs/s
-     * spinning against 106k parking at once (one run).
-     */
-    static Duration spinFor(int shards, int processors) {
-        return 2 * shards <= processors ? SPIN : Duration.ZERO;
     }
 
     /**
@@ -236,7 +215,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         for (int i = 0; i < settings.shards(); i++) {
             var dispatcher = dispatcherPath(i);
             var shard = Behaviors.supervise(aroundShard.apply(Shard.create(settings, security, store, storeHealth,
-                            dispatcher, mesh, counts, System::nanoTime, latency)))
+                            mesh, counts, System::nanoTime, latency)))
                     .onFailure(SupervisorStrategy.restart());
             shards.add(context.spawn(shard, "shard-" + i, DispatcherSelector.fromConfig(dispatcher)));
         }
@@ -253,13 +232,10 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
             served.add(Listener.of(i, settings.listeners().get(i)));
             listenerTls.add(Optional.empty());
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
-            // On Pekko IO's worker dispatcher, with the connection actors it hears from: with one shard that is
-            // the shard's thread, and an accept reaches the shard without changing threads.
             var listener = served.get(i);
             var props = listener.settings().websocket().isPresent()
                     ? WebSocketListener.props(listener, settings.connectTimeout(), placement, context.getSelf())
-                    : TcpListener.props(listener, placement, context.getSelf())
-                    .withDispatcher(context.getSystem().settings().config().getString("pekko.io.tcp.worker-dispatcher"));
+                    : TcpListener.props(listener, placement, context.getSelf());
             listeners.add(Adapter.actorOf(context, props, "listener-" + i));
         }
         this.figures = context.spawn(FiguresCollector.create(shards, served, store, storeHealth, settings.operations().sysInterval(),

@@ -31,6 +31,7 @@ import io.pekquitto.shards.store.ShardPersistence;
 import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
 import io.pekquitto.shards.tcp.ListenerTls;
+import io.pekquitto.shards.transport.AcceptedSocket;
 import io.pekquitto.shards.websocket.WebSocketStream;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -45,7 +46,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.io.TcpMessage;
 
 /**
  * A shard: one single-thread dispatcher that owns a set of client sessions, their subscriptions, a copy
@@ -73,7 +73,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public sealed interface Command extends ShardMessage {}
 
     /** A new TCP connection from {@code listener}, to be served by this shard. */
-    public record Accept(org.apache.pekko.actor.ActorRef socket, InetSocketAddress remote, Optional<ListenerTls> tls,
+    public record Accept(AcceptedSocket socket, InetSocketAddress remote, Optional<ListenerTls> tls,
                          Listener listener) implements Command {}
 
     /** A new WebSocket connection from a WebSocket listener, to be served by this shard. */
@@ -170,14 +170,14 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
      * @param latency             where delivery and CONNACK times go (the metrics' histograms)
      */
     public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, Optional<Store> store,
-                                                StoreHealth storeHealth, String dispatcher,
+                                                StoreHealth storeHealth,
                                                 MeshPeers shards, ShardCounts counts, LongSupplier clock, LatencyObserver latency) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Shard(context, timers, settings, security,
-                store, storeHealth, dispatcher, shards, counts, clock, new ShardStats(latency))));
+                store, storeHealth, shards, counts, clock, new ShardStats(latency))));
     }
 
     private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
-                  Security security, Optional<Store> store, StoreHealth storeHealth, String dispatcher,
+                  Security security, Optional<Store> store, StoreHealth storeHealth,
                   MeshPeers shards, ShardCounts counts, LongSupplier clock,
                   ShardStats stats) {
         super(context);
@@ -193,7 +193,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
-        this.connections = new ShardConnections(context, environment, dispatcher, this::resume);
+        this.connections = new ShardConnections(context, environment, this::resume);
         this.retained = new RetainedMessages(settings.retainAvailable(), environment.memory(), settings.shards());
         this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
         this.sessions = new Sessions<>(this::newSession, persistence.journal(), environment.memory(), mesh::isRemote,
@@ -277,7 +277,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onAccept(Accept accept) {
         if (shutdown.isShuttingDown()) {  // accepted before the listener closed: not served
-            accept.socket().tell(TcpMessage.close(), org.apache.pekko.actor.ActorRef.noSender());
+            accept.socket().refuse();
             accept.listener().connections().closed();
             return connectionGone();
         }

@@ -7,40 +7,40 @@ import io.pekquitto.shards.connection.ShardEnvironment;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.listener.Listener;
-import io.pekquitto.shards.tcp.ShardSockets;
+import io.pekquitto.shards.transport.ShardChannels;
 import io.pekquitto.shards.websocket.ShardWebSockets;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 
 /**
  * Where a shard's connection actors come from: one for each socket and WebSocket accepted, each
  * in-process client, and each parked connection resumed; all children of the shard on its thread, named
  * {@code connection-N}, watched so that the shard hears when one stops. It also holds the handlers of the
- * shard's sockets ({@link ShardSockets}) and WebSockets ({@link ShardWebSockets}, spawned with the first).
+ * shard's sockets ({@link ShardChannels}) and WebSockets ({@link ShardWebSockets}, spawned with the first).
  */
 final class ShardConnections {
     private final ActorContext<ShardMessage> context;
     private final ShardEnvironment environment;
     /** One for all the shard's connections: a lambda each would cost 16 bytes per idle connection. */
     private final ConnectionRef.Resumer resumer;
-    private final org.apache.pekko.actor.ActorRef sockets;
+    private final ShardChannels sockets;
     private ActorRef<ShardWebSockets.Event> webSockets;
     private long sequence;
 
-    ShardConnections(ActorContext<ShardMessage> context, ShardEnvironment environment, String dispatcher,
+    ShardConnections(ActorContext<ShardMessage> context, ShardEnvironment environment,
                      ConnectionRef.Resumer resumer) {
         this.context = context;
         this.environment = environment;
         this.resumer = resumer;
-        this.sockets = Adapter.actorOf(context, ShardSockets.props().withDispatcher(dispatcher));
+        // TLS handshakes' slow steps on Pekko's default dispatcher, not on the shard's thread.
+        this.sockets = new ShardChannels(context.getSystem().executionContext());
+        context.spawn(ShardChannels.closedWithTheShard(sockets), "sockets", DispatcherSelector.sameAsParent());
     }
 
     void acceptSocket(Shard.Accept accept) {
-        sockets.tell(new ShardSockets.Adopt(accept.socket(), accept.remote(), newConnection(accept.listener()), accept.tls(),
-                accept.listener()), org.apache.pekko.actor.ActorRef.noSender());
+        sockets.adopt(accept.socket(), newConnection(accept.listener()), accept.tls(), accept.listener());
     }
 
     void acceptWebSocket(Shard.AcceptWebSocket accept) {

@@ -2,38 +2,37 @@ package io.pekquitto.shards;
 
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.tcp.ReloadableTls;
+import io.pekquitto.shards.transport.AcceptedSocket;
+import io.pekquitto.shards.transport.Acceptor;
 import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
-import org.apache.pekko.io.Tcp;
-import org.apache.pekko.io.TcpMessage;
-import org.apache.pekko.io.TcpSO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One listener on Pekko IO in pull mode: binds, accepts a batch of connections at a time, and hands
- * each socket to a shard ({@link ShardPlacement}), whose sockets actor becomes its handler. No stream
- * is materialized per connection.
+ * One TCP or TLS listener: an {@link Acceptor} on a thread of its own, which hands each socket it accepts
+ * to a shard ({@link ShardPlacement}), where it is registered on the shard's event loop. This actor only
+ * tells the broker how the bind went, and closes the listening socket when told.
  */
 final class TcpListener extends AbstractActor {
-    /** Connections accepted per ResumeAccepting: bounds how many a storm of connects queues in this actor. */
-    private static final int ACCEPT_BATCH = 16;
     private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);
 
     /** From the broker as it shuts down: close the listening socket, accept no more. */
     enum Unbind { INSTANCE }
 
+    private record Bound(InetSocketAddress address) {}
+
+    private record BindFailed(Throwable cause) {}
+
     /** What every connection it accepts carries: the listener's rules. */
     private final Listener served;
     private final ShardPlacement placement;
     private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
-    private ActorRef listener;
-    private int acceptsLeft;
     private Optional<ReloadableTls> tls = Optional.empty();
+    private Acceptor acceptor;
 
     static Props props(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
         return Props.create(TcpListener.class, () -> new TcpListener(listener, placement, broker));
@@ -52,52 +51,43 @@ final class TcpListener extends AbstractActor {
             getContext().stop(getSelf());
             return;
         }
-        var address = new InetSocketAddress(served.settings().host(), served.settings().port());
-        Tcp.get(getContext().getSystem()).manager().tell(
-                TcpMessage.bind(getSelf(), address, 1024, List.of(TcpSO.tcpNoDelay(true)), true), getSelf());
+        var settings = served.settings();
+        var address = new InetSocketAddress(settings.host(), settings.port());
+        var readTls = tls;
+        acceptor = Acceptor.listen(address, "pekquitto-listener-" + served.index(), socket -> accepted(socket, readTls));
+        var self = getSelf();
+        acceptor.bound().whenComplete((local, failure) ->
+                self.tell(failure == null ? new Bound(local) : new BindFailed(failure), ActorRef.noSender()));
     }
 
     @Override
     public Receive createReceive() {
         return receiveBuilder()
-                .match(Tcp.Bound.class, bound -> {
-                    listener = getSender();
-                    broker.tell(new Broker.ListenerBound(served.index(), bound.localAddress(), tls));
-                    resumeAccepting();
-                })
-                .match(Tcp.CommandFailed.class, failed -> {
-                    broker.tell(ListenerStart.cannotBind(served, failed.causedByString()));
+                .match(Bound.class, bound -> broker.tell(new Broker.ListenerBound(served.index(), bound.address(), tls)))
+                .match(BindFailed.class, failed -> {
+                    broker.tell(ListenerStart.cannotBind(served, String.valueOf(failed.cause().getMessage())));
                     getContext().stop(getSelf());
                 })
-                .matchEquals(Unbind.INSTANCE, unbind -> {
-                    if (listener != null) listener.tell(TcpMessage.unbind(), getSelf());
-                })
-                .match(Tcp.Unbound.class, unbound -> getContext().stop(getSelf()))
-                .match(Tcp.Connected.class, connected -> {
-                    if (served.connections().tryOpen()) {
-                        // The certificate current now: a reload between two accepts applies from the second.
-                        placement.next().tell(new Shard.Accept(getSender(), connected.remoteAddress(),
-                                tls.map(ReloadableTls::current), served));
-                    } else {
-                        refuse(getSender(), connected.remoteAddress());
-                    }
-                    if (--acceptsLeft == 0) resumeAccepting();
-                })
-                .match(Tcp.ConnectionClosed.class, closed -> {})  // a refused connection's close, done
+                .matchEquals(Unbind.INSTANCE, unbind -> getContext().stop(getSelf()))
                 .build();
     }
 
-    /**
-     * Over {@code max-connections}: closed before a byte is read (in pull mode nothing is read until a
-     * handler asks) and counted refused by {@link io.pekquitto.shards.listener.ConnectionCount}.
-     */
-    private void refuse(ActorRef socket, InetSocketAddress remote) {
-        socket.tell(TcpMessage.close(), getSelf());
-        LOG.debug("[{}] refused on {}: max-connections [{}] reached", remote, served, served.settings().maxConnections());
+    @Override
+    public void postStop() {
+        if (acceptor != null) acceptor.close();
     }
 
-    private void resumeAccepting() {
-        acceptsLeft = ACCEPT_BATCH;
-        listener.tell(TcpMessage.resumeAccepting(ACCEPT_BATCH), getSelf());
+    /**
+     * On the acceptor's thread: a place in {@code max-connections}, or closed before a byte is read and
+     * counted refused by {@link io.pekquitto.shards.listener.ConnectionCount}.
+     */
+    private void accepted(AcceptedSocket socket, Optional<ReloadableTls> readTls) {
+        if (served.connections().tryOpen()) {
+            // The certificate current now: a reload between two accepts applies from the second.
+            placement.next().tell(new Shard.Accept(socket, socket.remote(), readTls.map(ReloadableTls::current), served));
+        } else {
+            LOG.debug("[{}] refused on {}: max-connections [{}] reached", socket.remote(), served, served.settings().maxConnections());
+            socket.refuse();
+        }
     }
 }

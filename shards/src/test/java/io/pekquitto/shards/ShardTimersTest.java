@@ -54,7 +54,7 @@ class ShardTimersTest {
         testKit = clock.testKit();
         var peers = new io.pekquitto.shards.node.MeshPeers(1);
         shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), Security.OPEN, java.util.Optional.empty(),
-                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", peers, new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
+                io.pekquitto.shards.store.StoreHealth.none(), peers, new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
         peers.local(List.of(shard));
         shard.tell(new Shard.Peers(0, peers));
     }

@@ -48,7 +48,7 @@ class ConnectionProperties {
     static void start() {
         testKit = ActorTestKit.create();
         shard = testKit.spawn(Shard.create(SETTINGS, Security.OPEN, java.util.Optional.empty(),
-                io.pekquitto.shards.store.StoreHealth.none(), "pekko.actor.default-dispatcher", new io.pekquitto.shards.node.MeshPeers(1),
+                io.pekquitto.shards.store.StoreHealth.none(), new io.pekquitto.shards.node.MeshPeers(1),
                 new ShardCounts(1), System::nanoTime, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
     }
 

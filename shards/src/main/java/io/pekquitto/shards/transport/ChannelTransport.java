@@ -1,0 +1,243 @@
+package io.pekquitto.shards.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.haproxy.HAProxyMessage;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.internal.SystemPropertyUtil;
+import io.pekquitto.auth.tls.CertificateNames;
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.connection.Transport;
+import io.pekquitto.shards.listener.ConnectionCount;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * One client socket as its {@link Connection} sees it: a Netty channel on the shard's event loop, and
+ * the last handler of its pipeline (after the PROXY header's decoder and TLS, where the listener has
+ * them). Reads are pulled: {@link #readMore()} asks the socket for one read, whose bytes reach the
+ * connection as one chunk at its end; a read that gives the connection nothing (a TLS handshake record,
+ * part of a PROXY header) is followed by the next one while the connection's demand is open. Writes of
+ * one turn of the loop go out in one flush, queued behind the turn. Every method runs on the shard's
+ * thread, which the connection's actor shares: nothing here is synchronized.
+ */
+final class ChannelTransport extends ChannelInboundHandlerAdapter implements Transport, Runnable {
+    /** How long a closing socket keeps reading what the client still sends before it is cut. */
+    static final Duration LINGER = Duration.ofSeconds(1);
+
+    /**
+     * How long a close may wait for the client to read what was written before it: a client that reads
+     * nothing would otherwise keep those bytes in the heap, and its socket open, for ever.
+     */
+    static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    /** What Netty's outbound buffer counts per queued write beyond its bytes (its own setting, read the same way). */
+    private static final int ENTRY_OVERHEAD = SystemPropertyUtil.getInt("io.netty.transport.outboundBufferEntrySizeOverhead", 96);
+
+    private final Channel channel;
+    private final ConnectionRef connection;
+    /** Its listener's count, which it leaves once closed. */
+    private final ConnectionCount listenerCount;
+    private final ShardChannels shard;
+    /** TLS on this socket, or null. */
+    private final SslHandler tls;
+    private final boolean certificateNameAsUsername;
+    /** The client's address: the socket's peer, until a PROXY header names another. */
+    private InetSocketAddress remote;
+    /** The bytes of the read under way, handed on as one chunk at its end. */
+    private ByteString received = ByteString.emptyByteString();
+    /** Writes since the last flush: in Netty's outbound buffer as entries not yet flushed, or held by TLS. */
+    private int unflushedWrites;
+    private long unflushedBytes;
+    /** The connection asked for bytes and has not had them yet. */
+    private boolean demand;
+    private boolean flushQueued;
+    private boolean closeRequested;
+    private boolean closed;
+    /** Why the socket closes, when this side knows better than "closed by the client". */
+    private String cause;
+
+    ChannelTransport(Channel channel, ConnectionRef connection, ConnectionCount listenerCount, ShardChannels shard,
+                     SslHandler tls, boolean certificateNameAsUsername, InetSocketAddress remote) {
+        this.channel = channel;
+        this.connection = connection;
+        this.listenerCount = listenerCount;
+        this.shard = shard;
+        this.tls = tls;
+        this.certificateNameAsUsername = certificateNameAsUsername;
+        this.remote = remote;
+    }
+
+    // ---- Transport, for the connection
+
+    @Override
+    public void write(ByteString bytes) {
+        if (closed || closeRequested) return;
+        unflushedWrites++;
+        unflushedBytes += bytes.size();
+        channel.write(Unpooled.wrappedBuffer(bytes.toArrayUnsafe()), channel.voidPromise());
+        if (!flushQueued) {
+            flushQueued = true;
+            channel.eventLoop().execute(this);
+        }
+    }
+
+    /** The flush of a turn's writes, queued behind the tasks already waiting on the loop: one syscall for them all. */
+    @Override
+    public void run() {
+        flushQueued = false;
+        flush();
+    }
+
+    private void flush() {
+        unflushedWrites = 0;
+        unflushedBytes = 0;
+        if (!closed) channel.flush();
+    }
+
+    @Override
+    public void readMore() {
+        if (closed || closeRequested) return;
+        demand = true;
+        channel.read();
+    }
+
+    @Override
+    public void close() {
+        if (closed || closeRequested) return;
+        closeRequested = true;
+        flush();
+        // After the last write (and TLS's close_notify): our side of the stream ends (FIN), the client's may
+        // go on for a while, read and dropped, until it closes or LINGER is over.
+        var lastWrite = tls != null ? tls.closeOutbound() : channel.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        lastWrite.addListener(written -> {
+            if (!channel.isOpen()) return;
+            if (channel instanceof DuplexChannel duplex) duplex.shutdownOutput();
+            channel.read();
+            channel.eventLoop().schedule(() -> channel.close(), LINGER.toMillis(), TimeUnit.MILLISECONDS);
+        });
+        // Bytes still to write: the client may never read them.
+        if (!lastWrite.isDone()) {
+            channel.eventLoop().schedule(this::abort, CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The socket is reset (RST): what waits to be written is dropped with it. */
+    @Override
+    public void abort() {
+        if (closed || !channel.isOpen()) return;
+        closeRequested = true;
+        if (cause == null) cause = "aborted";
+        channel.config().setOption(ChannelOption.SO_LINGER, 0);
+        channel.close();
+    }
+
+    @Override
+    public long bufferedBytes() {
+        var out = channel.unsafe().outboundBuffer();
+        if (out == null) return 0;
+        // Netty counts each queued write's overhead too: the measure of a slow reader is its bytes only.
+        int entries = out.size() + (tls == null ? unflushedWrites : 0);
+        long queued = Math.max(0, out.totalPendingWriteBytes() - (long) ENTRY_OVERHEAD * entries);
+        return queued + (tls == null ? 0 : unflushedBytes);
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public Optional<String> peerCommonName() {
+        if (tls == null || !certificateNameAsUsername) return Optional.empty();
+        return CertificateNames.peerCommonName(tls.engine().getSession());
+    }
+
+    // ---- the channel's events
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        if (message instanceof HAProxyMessage header) {
+            remote = ProxyAddresses.clientAddress(header, remote);
+            header.release();
+            return;
+        }
+        var bytes = (ByteBuf) message;
+        try {
+            if (!closeRequested && bytes.isReadable()) {
+                var copy = new byte[bytes.readableBytes()];
+                bytes.readBytes(copy);
+                received = received.concat(ByteString.fromArrayUnsafe(copy));
+            }
+        } finally {
+            bytes.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (closed) return;
+        if (closeRequested) {
+            ctx.read();  // lingering: read on, and drop it
+        } else if (!received.isEmpty()) {
+            var chunk = received;
+            received = ByteString.emptyByteString();
+            demand = false;
+            connection.tell(new Connection.BytesReceived(chunk));
+        } else if (demand) {
+            ctx.read();  // the connection's bytes are yet to come
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess() && cause == null) {
+            cause = "TLS: " + Failures.message(handshake.cause());
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable failure) {
+        if (cause == null) cause = Failures.describe(failure);
+        abort();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed(cause != null ? cause : closeRequested ? "closed" : "closed by the client");
+    }
+
+    /** The socket could not be served: it is closed, and the connection told why. */
+    void failed(String why) {
+        if (cause == null) cause = why;
+        closed(cause);
+    }
+
+    /** The socket closed, whoever closed it; the connection hears of it once, and the listener has a place again. */
+    private void closed(String why) {
+        if (closed) return;
+        abandoned();
+        connection.tell(new Connection.TransportClosed(why));
+    }
+
+    /** The shard stops, its connections with it: the socket is cut, and only the listener's place is given back. */
+    void abandoned() {
+        if (closed) return;
+        closed = true;
+        received = ByteString.emptyByteString();
+        listenerCount.closed();
+        shard.forget(this);
+        channel.close();
+    }
+}

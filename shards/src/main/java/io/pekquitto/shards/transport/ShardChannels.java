@@ -1,0 +1,82 @@
+package io.pekquitto.shards.transport;
+
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.ConnectionRef;
+import io.pekquitto.shards.listener.Listener;
+import io.pekquitto.shards.tcp.ListenerTls;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * The sockets of one shard (docs/connections.md, The transport): each accepted socket registered on the
+ * shard's event loop, the thread its connection actors run on, with a pipeline of the PROXY header's
+ * decoder and TLS where its listener has them, then its {@link ChannelTransport}. A connection that ends
+ * closes its socket; a parked one keeps it, and any byte read resumes it.
+ */
+public final class ShardChannels {
+    /** Where TLS handshakes' slow steps run (the engine's delegated tasks): not on the shard's thread. */
+    private final Executor delegatedTasks;
+    private final Set<ChannelTransport> open = new HashSet<>();
+    /** The shard's loop, as the channels' {@link EventLoop}: where they register, as Netty's own acceptor does. */
+    private EventLoop loop;
+
+    public ShardChannels(Executor delegatedTasks) {
+        this.delegatedTasks = delegatedTasks;
+    }
+
+    /**
+     * A child of the shard that closes its sockets when the shard stops or restarts (its connection
+     * actors stop then too), giving each its listener's place back.
+     */
+    public static Behavior<Void> closedWithTheShard(ShardChannels channels) {
+        return Behaviors.receive(Void.class).onSignal(PostStop.class, stopped -> {
+            List.copyOf(channels.open).forEach(ChannelTransport::abandoned);
+            return Behaviors.same();
+        }).build();
+    }
+
+    /**
+     * Serves {@code socket} on the calling thread's loop, the shard's, for {@code connection}: told
+     * {@link Connection.TransportReady} now, or {@link Connection.TransportClosed} if TLS cannot start.
+     * No read is asked for here: the connection owns the demand, one chunk at a time.
+     */
+    public void adopt(AcceptedSocket socket, ConnectionRef connection, Optional<ListenerTls> tls, Listener listener) {
+        if (loop == null) loop = ShardLoops.current();
+        var channel = socket.channel();
+        var remote = socket.remote();
+        SslHandler tlsHandler = null;
+        if (tls.isPresent()) {
+            try {
+                tlsHandler = new SslHandler(tls.get().newEngine().apply(remote), delegatedTasks);
+            } catch (RuntimeException e) {
+                socket.refuse();
+                listener.connections().closed();
+                connection.tell(new Connection.TransportClosed("TLS: " + e.getMessage()));
+                return;
+            }
+        }
+        var transport = new ChannelTransport(channel, connection, listener.connections(), this, tlsHandler,
+                tls.map(ListenerTls::certificateNameAsUsername).orElse(false), remote);
+        if (listener.expectsProxyHeader()) channel.pipeline().addLast(new ProxyHeaderStart(), new HAProxyMessageDecoder());
+        if (tlsHandler != null) channel.pipeline().addLast(tlsHandler);
+        channel.pipeline().addLast(transport);
+        open.add(transport);
+        connection.tell(new Connection.TransportReady(transport));
+        loop.register(channel).addListener(registered -> {
+            if (!registered.isSuccess()) transport.failed("cannot register the socket: " + registered.cause());
+        });
+    }
+
+    void forget(ChannelTransport transport) {
+        open.remove(transport);
+    }
+}

@@ -1,0 +1,50 @@
+package io.pekquitto.shards.transport;
+
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.util.Locale;
+
+/**
+ * Which of Netty's transports the shards' event loops and the listeners use: epoll where Netty's native
+ * library loads (Linux), the JDK's NIO elsewhere. Every loop of one process uses the same one, because a
+ * socket accepted by an epoll listener can only be registered on an epoll loop. The system property
+ * {@code pekquitto.transport} ({@code auto}, {@code epoll}, {@code nio}) chooses otherwise, to compare them.
+ */
+public enum SocketKind {
+    EPOLL, NIO;
+
+    /** The system property that picks the transport; {@code auto} by default. */
+    public static final String PROPERTY = "pekquitto.transport";
+
+    private static final SocketKind CHOSEN = choose(System.getProperty(PROPERTY, "auto"));
+
+    /** The transport of this process. */
+    public static SocketKind chosen() {
+        return CHOSEN;
+    }
+
+    static SocketKind choose(String setting) {
+        return switch (setting.toLowerCase(Locale.ROOT)) {
+            case "auto" -> Epoll.isAvailable() ? EPOLL : NIO;
+            case "epoll" -> {
+                Epoll.ensureAvailability();
+                yield EPOLL;
+            }
+            case "nio" -> NIO;
+            default -> throw new IllegalArgumentException(PROPERTY + " [" + setting + "]: expected auto, epoll or nio");
+        };
+    }
+
+    IoHandlerFactory handlerFactory() {
+        return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    }
+
+    ServerChannel newServerChannel() {
+        return this == EPOLL ? new EpollServerSocketChannel() : new NioServerSocketChannel();
+    }
+}

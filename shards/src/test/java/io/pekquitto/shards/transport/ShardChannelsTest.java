@@ -1,0 +1,241 @@
+package io.pekquitto.shards.transport;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.shards.connection.Connection;
+import io.pekquitto.shards.connection.TestConnections;
+import io.pekquitto.shards.connection.Transport;
+import io.pekquitto.shards.listener.Listener;
+import io.pekquitto.shards.settings.ListenerSettings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A shard's sockets over real loopback connections: an {@link Acceptor}, a loop that stands for the shard's
+ * thread, and a probe for the connection. Every call into the transport runs on that loop, as the
+ * connection actor's would.
+ */
+class ShardChannelsTest {
+    private static final ActorTestKit testKit = ActorTestKit.create();
+    private static final Duration QUIET = Duration.ofMillis(200);
+    private static final ByteString CONNECT_START = ByteString.fromArray(new byte[] {0x10, 0x0c, 0x00, 0x04, 'M', 'Q', 'T', 'T'});
+
+    private final MultiThreadIoEventLoopGroup shardLoop = new MultiThreadIoEventLoopGroup(1, SocketKind.chosen().handlerFactory());
+    private final ShardChannels channels = new ShardChannels(Runnable::run);
+    private final LinkedBlockingQueue<AcceptedSocket> accepted = new LinkedBlockingQueue<>();
+    private Acceptor acceptor;
+    private InetSocketAddress address;
+    private Socket client;
+    private TestProbe<Connection.Command> connection;
+    private Transport transport;
+    private Listener listener;
+
+    @BeforeEach
+    void listen() throws Exception {
+        acceptor = Acceptor.listen(new InetSocketAddress("127.0.0.1", 0), "test-acceptor", accepted::add);
+        address = acceptor.bound().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        connection = testKit.createTestProbe();
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        if (client != null) client.close();
+        acceptor.close();
+        shardLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    @AfterAll
+    static void stop() {
+        testKit.shutdownTestKit();
+    }
+
+    /** A client connects to a listener of {@code settings}, and the shard adopts its socket. */
+    private void connect(boolean proxyProtocol) throws Exception {
+        listener = Listener.of(0, new ListenerSettings("127.0.0.1", 0, Optional.empty(), Optional.empty(), proxyProtocol, 1,
+                EnumSet.allOf(ProtocolVersion.class)));
+        assertTrue(listener.connections().tryOpen(), "the place the listener takes as it accepts");
+        client = new Socket(address.getAddress(), address.getPort());
+        client.setSoTimeout(5_000);
+        var socket = accepted.poll(5, TimeUnit.SECONDS);
+        onLoop(() -> {
+            channels.adopt(socket, TestConnections.servedBy(connection.getRef()), Optional.empty(), listener);
+            return null;
+        });
+        transport = assertInstanceOf(Connection.TransportReady.class, connection.receiveMessage()).transport();
+    }
+
+    private <T> T onLoop(Callable<T> task) throws Exception {
+        return shardLoop.submit(task).get(5, TimeUnit.SECONDS);
+    }
+
+    private void send(ByteString bytes) throws IOException {
+        client.getOutputStream().write(bytes.toArray());
+        client.getOutputStream().flush();
+    }
+
+    private ByteString readMore() throws Exception {
+        onLoop(() -> {
+            transport.readMore();
+            return null;
+        });
+        return assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes();
+    }
+
+    private static byte[] readExactly(InputStream in, int count) throws IOException {
+        return in.readNBytes(count);
+    }
+
+    @Test
+    void nothingIsReadUntilTheConnectionAsksAndThenOneChunkAtATime() throws Exception {
+        connect(false);
+        send(CONNECT_START);
+        connection.expectNoMessage(QUIET);
+
+        assertEquals(CONNECT_START, readMore());
+        send(CONNECT_START);
+        connection.expectNoMessage(QUIET);
+        assertEquals(CONNECT_START, readMore());
+    }
+
+    @Test
+    void writesOfOneTurnCountAsBufferedUntilTheirFlushAndReachTheClientInOrder() throws Exception {
+        connect(false);
+        long buffered = onLoop(() -> {
+            transport.write(ByteString.fromString("hello, "));
+            transport.write(ByteString.fromString("world"));
+            return transport.bufferedBytes();
+        });
+        assertEquals(12, buffered, "their bytes, not Netty's overhead per write");
+        assertEquals("hello, world", new String(readExactly(client.getInputStream(), 12), US_ASCII));
+        assertEquals(0L, onLoop(transport::bufferedBytes));
+    }
+
+    @Test
+    void aCloseSendsWhatWasWrittenThenEndsTheStreamAndTheClientsCloseEndsTheConnection() throws Exception {
+        connect(false);
+        onLoop(() -> {
+            transport.write(ByteString.fromString("last"));
+            transport.close();
+            transport.write(ByteString.fromString("never"));
+            return null;
+        });
+        var in = client.getInputStream();
+        assertEquals("last", new String(readExactly(in, 4), US_ASCII));
+        assertEquals(-1, in.read(), "our side of the stream ended");
+        send(CONNECT_START);  // read and dropped while the socket lingers
+        connection.expectNoMessage(QUIET);
+        client.close();
+        assertEquals("closed", assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage()).cause());
+        assertEquals(0, listener.connections().open(), "its place is given back");
+    }
+
+    @Test
+    void aSocketClosedByTheClientEndsItsConnectionOnceAndGivesItsPlaceBack() throws Exception {
+        connect(false);
+        onLoop(() -> {
+            transport.readMore();
+            return null;
+        });
+        client.close();
+        assertEquals("closed by the client", assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage()).cause());
+        onLoop(() -> {
+            transport.close();
+            transport.abort();
+            return null;
+        });
+        connection.expectNoMessage(QUIET);
+        assertEquals(0, listener.connections().open());
+    }
+
+    @Test
+    void anAbortResetsTheSocket() throws Exception {
+        connect(false);
+        onLoop(() -> {
+            transport.abort();
+            return null;
+        });
+        assertEquals("aborted", assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage()).cause());
+        assertThrows(SocketException.class, () -> {
+            for (int i = 0; i < 100 && client.getInputStream().read() != -1; i++) {
+                client.getOutputStream().write(1);
+            }
+            client.getOutputStream().write(new byte[65536]);
+            client.getOutputStream().write(new byte[65536]);
+        }, "the client's socket was reset");
+        assertEquals(0, listener.connections().open());
+    }
+
+    @Test
+    void theProxyHeaderIsReadFirstEvenSplitAndTheBytesAfterItReachTheConnectionUnchanged() throws Exception {
+        connect(true);
+        var header = ByteString.fromString("PROXY TCP4 192.0.2.7 198.51.100.1 51234 1883\r\n", US_ASCII);
+        assertEquals(address.getAddress(), onLoop(transport::remoteAddress).getAddress(), "the socket's peer until the header is read");
+        onLoop(() -> {
+            transport.readMore();
+            return null;
+        });
+        send(header.take(10));
+        connection.expectNoMessage(QUIET);
+        send(header.drop(10));
+        connection.expectNoMessage(QUIET);
+        send(CONNECT_START);
+        assertEquals(CONNECT_START, assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes());
+        assertEquals(new InetSocketAddress("192.0.2.7", 51234), onLoop(transport::remoteAddress));
+    }
+
+    @Test
+    void aConnectionWithoutTheProxyHeaderIsCutAndGivesItsPlaceBack() throws Exception {
+        connect(true);
+        onLoop(() -> {
+            transport.readMore();
+            return null;
+        });
+        send(CONNECT_START);  // straight to MQTT, past the balancer
+        var closed = assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage());
+        assertTrue(closed.cause().startsWith("PROXY protocol: "), closed.cause());
+        assertEquals(0, listener.connections().open());
+    }
+
+    @Test
+    void withoutTheSettingAHeaderIsNotLookedForAndReachesTheConnectionAsItCame() throws Exception {
+        connect(false);
+        var header = ByteString.fromString("PROXY TCP4 192.0.2.7 198.51.100.1 51234 1883\r\n", US_ASCII);
+        send(header);
+        assertArrayEquals(header.toArray(), readMore().toArray());
+    }
+
+    @Test
+    void theSocketsOfAStoppedShardAreClosedAndGiveTheirPlacesBack() throws Exception {
+        connect(false);
+        var closer = testKit.spawn(ShardChannels.closedWithTheShard(channels));
+        // The shard's children stop on its thread; here the test kit's, with the loop idle meanwhile.
+        onLoop(() -> null);
+        testKit.stop(closer);
+        assertEquals(-1, client.getInputStream().read(), "the socket is closed");
+        assertEquals(0, listener.connections().open());
+        connection.expectNoMessage(QUIET);
+    }
+}
