@@ -204,7 +204,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                    Security security, Optional<Store> store, UnaryOperator<Behavior<ShardMessage>> aroundShard,
                    LatencyObserver latency, SysExtras extras) {
         super(context);
-        ShardDispatchers.registerMissing(context.getSystem(), settings.shards());  // an embedder need not configure them
+        ShardDispatchers.ensure(context.getSystem(), settings.shards());  // an embedder need not configure them
         this.timers = timers;
         this.store = store;
         this.storeHealth = new StoreHealth("store " + settings.store().path().toAbsolutePath(), System::nanoTime);

@@ -55,6 +55,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyTheTransportKnowsNetty() {
+        // The rules see bytes through the Transport seam; which library moves them is the transport's business.
+        noClasses().that().resideInAnyPackage("io.pekquitto.shards.connection..", "io.pekquitto.shards.session..",
+                        "io.pekquitto.shards.routes..", "io.pekquitto.shards.mesh..", "io.pekquitto.shards.client..",
+                        "io.pekquitto.shards.listener..", "io.pekquitto.shards.store..", "io.pekquitto.shards.settings..")
+                .should().dependOnClassesThat().resideInAPackage("io.netty..")
+                .check(classes);
+    }
+
+    @Test
     void theListenerRulesDoNotUsePekko() {
         // Shared by every kind of listener (TCP, TLS, WebSocket): plain Java, whatever carries the bytes.
         noClasses().that().resideInAPackage("io.pekquitto.shards.listener..")

@@ -82,6 +82,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
 
     @Override
     public void write(ByteString bytes) {
+        assert channel.eventLoop().inEventLoop() : "written off its shard's thread";
         if (closed || closeRequested) return;
         unflushedWrites++;
         unflushedBytes += bytes.size();
@@ -107,6 +108,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
 
     @Override
     public void readMore() {
+        assert channel.eventLoop().inEventLoop() : "read off its shard's thread";
         if (closed || closeRequested) return;
         demand = true;
         channel.read();
