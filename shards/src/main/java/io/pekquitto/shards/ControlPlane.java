@@ -55,6 +55,8 @@ final class ControlPlane {
             routes.forgetPeer(from);
             resync.routes().forEach(change -> routes.applyPeerChange(from, change));
             sessions.restoreHolders(resync.heldSessions());
+        } else {
+            throw new IllegalStateException("unhandled control message " + message);  // a new variant is handled here
         }
     }
 

@@ -111,6 +111,8 @@ final class Router {
             deliverToMember(toMember);
         } else if (item instanceof Forwarded.Retained caughtUp) {
             retained.caughtUp(caughtUp.message());
+        } else {
+            throw new IllegalStateException("unhandled forwarded item " + item);  // a new variant is handled here
         }
     }
 

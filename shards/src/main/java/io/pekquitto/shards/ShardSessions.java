@@ -121,6 +121,8 @@ final class ShardSessions {
                 transfer(transfer.shard(), transfer.message());
             } else if (effect instanceof SessionEffect.Homes<ConnectionRef> homes) {
                 mesh.control(homes.shard(), new ControlMessage.Homes(homes.epoch(), homes.round(), homes.holders()));
+            } else {
+                throw new IllegalStateException("unhandled session effect " + effect);  // a new variant is handled here
             }
         }
     }

@@ -69,6 +69,8 @@ final class ClientRequests {
             if (acknowledged.ack() != null) acknowledge(acknowledged.ack());
         } else if (outcome instanceof InboundPublish.Violation violation) {
             return violation;
+        } else {
+            throw new IllegalStateException("unhandled publish outcome " + outcome);  // a new variant is handled here
         }
         return null;
     }

@@ -14,7 +14,8 @@ public sealed interface Forwarded {
         if (item instanceof ToMember member) return member.message();
         if (item instanceof ToClient client) return client.message();
         if (item instanceof Retained retained) return retained.message();
-        return null;
+        if (item instanceof Cut || item instanceof CutPassed) return null;
+        throw new IllegalStateException("unhandled forwarded item " + item);  // a new variant says what it carries
     }
 
     /** A publish for the destination's own subscribers (and its copy of the retained messages). */

@@ -179,6 +179,8 @@ public final class TopicRoutes {
             cache.invalidate(left.filter());
         } else if (change instanceof RouteChange.Available available) {
             shared.availability(available.clientId(), peer, available.availability());  // routes hold the groups: nothing cached changes
+        } else {
+            throw new IllegalStateException("unhandled route change " + change);  // a new variant is handled here
         }
     }
 

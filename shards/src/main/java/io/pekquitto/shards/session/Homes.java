@@ -45,6 +45,10 @@ final class Homes<C> {
 
     /** A Claim, an Ended, or one of them passed on. */
     void receive(SessionTransfer message) {
+        // Sessions.receive sends here what it does not take itself: a new variant must not be redirected unread.
+        if (!(message instanceof Claim || message instanceof Ended || message instanceof SessionTransfer.Redirect)) {
+            throw new IllegalStateException("unhandled session transfer " + message);
+        }
         var inner = message instanceof SessionTransfer.Redirect redirect ? redirect.message() : message;
         int home = ring.homeOf(inner.clientId());
         if (home != self) {
@@ -61,6 +65,8 @@ final class Homes<C> {
             onClaim(claim);
         } else if (inner instanceof Ended ended) {
             directory.ended(ended.clientId(), ended.token());
+        } else {
+            throw new IllegalStateException("unhandled session transfer " + inner);  // a Redirect carries a Claim or an Ended
         }
     }
 

@@ -47,6 +47,8 @@ public final class ShardWebSockets {
                 written.transport().written();
             } else if (event instanceof Ended ended) {
                 ended.transport().ended(ended.cause());
+            } else {
+                throw new IllegalStateException("unhandled WebSocket event " + event);  // a new variant is handled here
             }
             return Behaviors.same();
         });
