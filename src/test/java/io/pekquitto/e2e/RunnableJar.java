@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -134,15 +135,13 @@ public final class RunnableJar implements AutoCloseable {
 
     /** The port of the first listener, from the first {@code listening on} line the broker logs (on stderr). */
     private static int awaitPort(Process process, Path stderr) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
+        return Eventually.await(START_TIMEOUT, () -> "pekquitto to log its port: " + readOrSay(stderr), () -> {
             var log = Files.readString(stderr);
             var listening = LISTENING.matcher(log);
             if (listening.find()) return Integer.parseInt(listening.group(1));
             if (!process.isAlive()) fail("pekquitto exited with " + process.exitValue() + ": " + log);
-            Thread.sleep(50);
-        }
-        return fail("pekquitto did not log its port within " + START_TIMEOUT + ": " + Files.readString(stderr));
+            return null;
+        }, Objects::nonNull);
     }
 
     public int port() {
@@ -156,10 +155,16 @@ public final class RunnableJar implements AutoCloseable {
 
     /** Waits until the log holds {@code text} {@code count} times (polled, at most {@code timeout}). */
     public void awaitLog(String text, int count, Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (occurrences(log(), text) < count) {
-            if (System.nanoTime() > deadline) fail("no " + count + " x '" + text + "' in the log within " + timeout + ": " + log());
-            Thread.sleep(20);
+        Eventually.await(timeout, () -> count + " x '" + text + "' in the log: " + readOrSay(dir.resolve("stderr")),
+                () -> occurrences(log(), text) >= count);
+    }
+
+    /** A file's text for a failure's message, or why it could not be read. */
+    private static String readOrSay(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.ops.ConfigLoader;
 import java.io.IOException;
@@ -14,9 +15,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -167,17 +170,22 @@ class RunnableJarIT {
         }
     }
 
-    private static Socket connectWithin(int port, long millis, Process broker, Path stderr)
-            throws IOException, InterruptedException {
-        var deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (System.nanoTime() < deadline) {
+    private static Socket connectWithin(int port, long millis, Process broker, Path stderr) {
+        return Eventually.await(Duration.ofMillis(millis), () -> "pekquitto to listen on " + port + ": " + read(stderr), () -> {
             if (!broker.isAlive()) fail("pekquitto exited with " + broker.exitValue() + ": " + Files.readString(stderr));
             try {
                 return new Socket("127.0.0.1", port);
             } catch (ConnectException e) {
-                Thread.sleep(100);  // not listening yet
+                return null;  // not listening yet
             }
+        }, Objects::nonNull);
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
         }
-        return fail("pekquitto did not listen on " + port + " within " + millis + " ms: " + Files.readString(stderr));
     }
 }

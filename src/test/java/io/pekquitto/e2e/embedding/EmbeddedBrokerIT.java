@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.V3Client;
@@ -317,10 +318,12 @@ class EmbeddedBrokerIT {
             int count = 20;
             for (int i = 0; i < count; i++) publisher.publish(topic, "job-" + i, 1, false);
             var socketJobs = new ArrayList<String>();
-            long deadline = System.nanoTime() + ARRIVAL.toNanos();
-            while (socketJobs.size() + inProcessJobs.size() < count && System.nanoTime() < deadline) {
-                socket.inbox().within(Duration.ofMillis(20)).forEach(job -> socketJobs.add(job.text()));
-            }
+            Eventually.await(ARRIVAL, () -> count + " jobs across the members: " + socketJobs + " " + inProcessJobs, () -> {
+                if (socketJobs.size() + inProcessJobs.size() < count) {
+                    socket.inbox().within(Duration.ofMillis(20)).forEach(job -> socketJobs.add(job.text()));
+                }
+                return socketJobs.size() + inProcessJobs.size() >= count;
+            });
             socket.inbox().expectNothing();  // and no job a second time
             var all = new HashSet<>(socketJobs);
             all.addAll(inProcessJobs);

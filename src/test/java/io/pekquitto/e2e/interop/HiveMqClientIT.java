@@ -18,9 +18,12 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
 import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Names;
+import io.pekquitto.e2e.Never;
 import io.pekquitto.e2e.RawClient;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -336,9 +339,9 @@ class HiveMqClientIT {
                         .payload(bytes("m" + i)).send());
             }
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (first.size() + second.size() < count && System.nanoTime() < deadline) Thread.sleep(20);
-            Thread.sleep(HiveMq.QUIET.toMillis());   // room for duplicates to show
+            Eventually.await(Duration.ofSeconds(15), () -> count + " messages across the two (first " + first.size()
+                    + ", second " + second.size() + ")", () -> first.size() + second.size() >= count);
+            Never.within(HiveMq.QUIET, "a message given twice", () -> first.size() + second.size() > count);
             var all = new ArrayList<String>(first);
             all.addAll(second);
             assertFalse(first.isEmpty(), "the first subscriber got none");
@@ -413,9 +416,9 @@ class HiveMqClientIT {
                     .callback(p -> byPlus.add(text(p))).send().get(5, TimeUnit.SECONDS);
             publisher.publishWith().topic(root + "/both").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("both")).send();
             publisher.publishWith().topic(root + "/deep/only-hash").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("hash")).send();
-            long deadline = System.nanoTime() + RECEIVE.toNanos();
-            while ((byHash.size() < 2 || byPlus.isEmpty()) && System.nanoTime() < deadline) Thread.sleep(10);
-            Thread.sleep(HiveMq.QUIET.toMillis());
+            Eventually.await(RECEIVE, () -> "two messages by # and one by +: " + byHash + ", " + byPlus,
+                    () -> byHash.size() >= 2 && !byPlus.isEmpty());
+            Never.within(HiveMq.QUIET, "a message more", () -> byHash.size() > 2 || byPlus.size() > 1);
             assertEquals(List.of("both", "hash"), List.copyOf(byHash));
             assertEquals(List.of("both"), List.copyOf(byPlus));
         } finally {

@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Names;
+import io.pekquitto.e2e.Never;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.DisplayName;
@@ -136,17 +140,13 @@ class MosquittoInteropIT {
             try (var publisher = ChildProcess.start(pub("mqttv5", Names.clientId("mpub"), "-q", "1", "-t", topic, "-l"), input)) {
                 assertEquals(0, publisher.awaitExit(), () -> "mosquitto_pub -l failed: " + publisher.output());
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            List<String> first = List.of();
-            List<String> second = List.of();
-            while (first.size() + second.size() < count && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                first = a.linesMatching(line -> line.startsWith(topic + "|"));
-                second = b.linesMatching(line -> line.startsWith(topic + "|"));
-            }
-            Thread.sleep(HiveMq.QUIET.toMillis());   // room for duplicates to show
-            first = a.linesMatching(line -> line.startsWith(topic + "|"));
-            second = b.linesMatching(line -> line.startsWith(topic + "|"));
+            Predicate<String> onTopic = line -> line.startsWith(topic + "|");
+            IntSupplier received = () -> a.linesMatching(onTopic).size() + b.linesMatching(onTopic).size();
+            Eventually.await(Duration.ofSeconds(15), () -> count + " messages across the two; " + received.getAsInt(),
+                    () -> received.getAsInt() >= count);
+            Never.within(HiveMq.QUIET, "a message given twice", () -> received.getAsInt() > count);
+            var first = a.linesMatching(onTopic);
+            var second = b.linesMatching(onTopic);
             assertFalse(first.isEmpty(), "the first subscriber got none");
             assertFalse(second.isEmpty(), "the second subscriber got none");
             var all = new ArrayList<>(first);

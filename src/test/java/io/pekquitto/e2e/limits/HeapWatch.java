@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V5Client;
@@ -91,11 +92,8 @@ final class HeapWatch {
         client.connect(options);
         try {
             client.subscribe("$SYS/broker/#", 0);
-            long deadline = System.nanoTime() + SYS_WAIT.toNanos();
-            while (!values.keySet().containsAll(FIGURES) || !done.test(values)) {
-                if (System.nanoTime() > deadline) fail("$SYS did not get there within " + SYS_WAIT + ": " + values);
-                Thread.sleep(100);
-            }
+            Eventually.await(SYS_WAIT, () -> "$SYS to get there: " + values,
+                    () -> values.keySet().containsAll(FIGURES) && done.test(values));
             return Map.copyOf(values);
         } finally {
             client.disconnect(1000);

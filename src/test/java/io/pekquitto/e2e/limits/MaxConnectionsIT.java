@@ -5,10 +5,11 @@ import static io.pekquitto.e2e.RawClient.SUBACK;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pekquitto.e2e.AwaitParked;
 import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.BrokerExtension.Overrides;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
@@ -19,7 +20,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.Objects;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,9 +51,8 @@ class MaxConnectionsIT {
     }
 
     /** A connection once the broker has seen a place freed (it hears of a close asynchronously): bounded retries. */
-    private RawClient connectOnceFree(String clientId) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
+    private RawClient connectOnceFree(String clientId) {
+        return Eventually.await(Duration.ofSeconds(10), () -> "a place freed", () -> {
             var client = broker.raw();
             client.send(Connect.of(V5, clientId).bytes());
             var connAck = client.readOrClosed(RawClient.TIMEOUT);
@@ -61,9 +61,8 @@ class MaxConnectionsIT {
                 return client;
             }
             client.close();
-            Thread.sleep(20);  // polling for the broker to see the close; nothing times out on it
-        }
-        return fail("no place freed within 10 s");
+            return null;
+        }, Objects::nonNull);
     }
 
     private static void assertServed(RawClient client) throws IOException {
@@ -115,7 +114,7 @@ class MaxConnectionsIT {
     void aParkedConnectionThatClosesGivesItsPlaceBack() throws Exception {
         try (var first = broker.raw(Connect.of(V5, Names.clientId("parks-1")));
              var second = broker.raw(Connect.of(V5, Names.clientId("parks-2")))) {
-            awaitParked(2);
+            AwaitParked.atLeast(broker.pekquitto().counts(), 2, Duration.ofSeconds(20));
             assertRefused();
             second.close();
             try (var next = connectOnceFree(Names.clientId("after-park"))) {
@@ -124,25 +123,13 @@ class MaxConnectionsIT {
         }
     }
 
-    private void awaitParked(int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (broker.pekquitto().counts().parkedTotal() < count) {
-            if (System.nanoTime() > deadline) fail(count + " parked within 20 s");
-            Thread.sleep(5);  // polling a condition
-        }
-    }
-
     /** The retained $SYS value, then each change, until it reads {@code value}. */
-    private static void awaitSysValue(RawClient watcher, String topic, String value) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        String last = null;
-        while (System.nanoTime() < deadline) {
+    private static void awaitSysValue(RawClient watcher, String topic, String value) {
+        Eventually.await(Duration.ofSeconds(10), topic + " to read " + value, () -> {
             var publish = watcher.expect(PUBLISH, Duration.ofSeconds(5)).publish(V5);
             assertEquals(topic, publish.topic());
-            last = publish.payloadText();
-            if (last.equals(value)) return;
-        }
-        fail(topic + " never read " + value + " (last " + last + ")");
+            return publish.payloadText();
+        }, value::equals);
     }
 
     private double metric(String name) throws IOException, InterruptedException {

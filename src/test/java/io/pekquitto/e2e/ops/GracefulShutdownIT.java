@@ -8,6 +8,7 @@ import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.AwaitParked;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Bytes;
 import io.pekquitto.e2e.RawClient.Connect;
@@ -59,7 +60,7 @@ class GracefulShutdownIT {
                 parking.idle-grace = 100ms
                 """));
         try (var client = RawClient.connected(broker.port(), Connect.of(V5, "parks"))) {
-            awaitParked(broker);
+            AwaitParked.atLeast(broker.counts(), 1, WAIT.multipliedBy(2));
             broker.close();
             client.expectDisconnect(SERVER_SHUTTING_DOWN, WAIT);
         } finally {
@@ -124,14 +125,6 @@ class GracefulShutdownIT {
                 into.add(publish.topic());
                 client.send(RawClient.ack(RawClient.PUBACK, publish.packetId()));
             }
-        }
-    }
-
-    private static void awaitParked(Pekquitto broker) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.multipliedBy(2).toNanos();
-        while (broker.counts().parkedTotal() == 0) {
-            assertTrue(System.nanoTime() < deadline, () -> "the connection did not park: " + broker.counts());
-            Thread.sleep(20);
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
@@ -64,7 +65,8 @@ class MetricsIT {
             }
             // A scrape reuses figures gathered within the last half second: scrape until they are new.
             double received = sum(before, "pekquitto_publish_received_total");
-            var after = scrapeUntil(metrics -> sum(metrics, "pekquitto_publish_received_total") >= received + 10);
+            var after = scrapeUntil("figures that count the ten publishes",
+                    metrics -> sum(metrics, "pekquitto_publish_received_total") >= received + 10);
 
             assertEquals(10, sum(after, "pekquitto_publish_received_total") - sum(before, "pekquitto_publish_received_total"));
             assertEquals(10, sum(after, "pekquitto_publish_sent_total") - sum(before, "pekquitto_publish_sent_total"));
@@ -87,13 +89,7 @@ class MetricsIT {
         }
     }
 
-    private static String scrapeUntil(Predicate<String> done) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        var metrics = scrape();
-        while (!done.test(metrics) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            metrics = scrape();
-        }
-        return metrics;
+    private static String scrapeUntil(String what, Predicate<String> done) {
+        return Eventually.await(Duration.ofSeconds(10), what, MetricsIT::scrape, done);
     }
 }

@@ -7,9 +7,9 @@ import static io.pekquitto.e2e.RawClient.V311;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
@@ -32,15 +32,13 @@ class SysTopicsIT {
     @RegisterExtension
     static final BrokerExtension broker = BrokerExtension.inProcess("shards = 2\nsys-interval = 1s");
 
-    /** Reads $SYS publishes into {@code topics} until {@code done} holds, or fails after {@link #WAIT}. */
     /** Marks, among the topics read, that the SUBACK came: live $SYS messages may come before it. */
     private static final String SUBACK_CAME = "(SUBACK)";
 
-    private static void readUntil(RawClient client, Map<String, String> topics, Predicate<Map<String, String>> done)
-            throws IOException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!done.test(topics)) {
-            if (System.nanoTime() > deadline) fail("$SYS did not get there within " + WAIT + ": " + topics);
+    /** Reads $SYS publishes into {@code topics} until {@code done} holds, or fails after {@link #WAIT}. */
+    private static void readUntil(RawClient client, Map<String, String> topics, Predicate<Map<String, String>> done) {
+        Eventually.await(WAIT, () -> "$SYS to get there: " + topics, () -> {
+            if (done.test(topics)) return true;
             var packet = client.readUnlessQuiet(Duration.ofSeconds(3));
             if (packet.isPresent() && packet.get().type() == PUBLISH) {
                 var publish = packet.get().publish(V5);
@@ -48,7 +46,8 @@ class SysTopicsIT {
             } else if (packet.isPresent() && packet.get().type() == SUBACK) {
                 topics.put(SUBACK_CAME, "");
             }
-        }
+            return done.test(topics);
+        });
     }
 
     private static long number(Map<String, String> topics, String topic) {

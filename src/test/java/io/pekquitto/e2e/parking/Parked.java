@@ -1,12 +1,10 @@
 package io.pekquitto.e2e.parking;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
+import io.pekquitto.e2e.AwaitParked;
 import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.shards.ShardCounts;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.function.IntPredicate;
 
 /** Waiting for connections to park, and the heap level the park attacks must come back to. */
 final class Parked {
@@ -21,20 +19,12 @@ final class Parked {
 
     /** Waits until exactly {@code count} connections of a broker with these counts are parked. */
     static void await(ShardCounts counts, int count) throws InterruptedException {
-        awaitCount(counts, "exactly " + count + " parked", parked -> parked == count);
+        AwaitParked.exactly(counts, count, LIMIT);
     }
 
     /** Waits until at least {@code count} connections of the broker are parked. */
     static void awaitAtLeast(BrokerExtension broker, int count) throws InterruptedException {
-        awaitCount(broker.pekquitto().counts(), "at least " + count + " parked", parked -> parked >= count);
-    }
-
-    private static void awaitCount(ShardCounts counts, String what, IntPredicate done) throws InterruptedException {
-        long deadline = System.nanoTime() + LIMIT.toNanos();
-        while (!done.test(counts.parkedTotal())) {
-            if (System.nanoTime() > deadline) fail(what + " within " + LIMIT + ": " + counts.parkedTotal() + " parked");
-            Thread.sleep(5);  // polling a condition; no expiry is timed by this sleep
-        }
+        AwaitParked.atLeast(broker.pekquitto().counts(), count, LIMIT);
     }
 
     /** Heap in use after full collections: the broker and the test share this JVM, and both are quiet. */

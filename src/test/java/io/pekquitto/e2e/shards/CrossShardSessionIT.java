@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
+import io.pekquitto.e2e.Eventually;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -236,11 +237,9 @@ class CrossShardSessionIT {
             var resumed = broker.on(1, () -> client.connectWith().cleanStart(false).sessionExpiryInterval(0).send()
                     .get(Clients.CONNECT_SECONDS, TimeUnit.SECONDS));
             assertTrue(resumed.isSessionPresent(), "Session Present 1");
-            long deadline = System.nanoTime() + ARRIVAL.toNanos();
-            while (Received.missing(Received.counts(received.sequencesFrom("p")), messages).size() > 0
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Eventually.await(ARRIVAL, () -> "every message; lost " + Received.missing(Received.counts(received.sequencesFrom("p")),
+                    messages).stream().limit(20).toList() + "; broker dead letters " + broker.deadLetters(),
+                    () -> Received.missing(Received.counts(received.sequencesFrom("p")), messages).isEmpty());
             var counts = Received.counts(received.sequencesFrom("p"));
             var missing = Received.missing(counts, messages);
             reporter.publishEntry("received before disconnecting", String.valueOf(beforeLeaving));

@@ -3,11 +3,12 @@ package io.pekquitto.e2e.shards;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
+import io.pekquitto.e2e.Eventually;
+import io.pekquitto.e2e.Never;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -87,17 +88,13 @@ class CrossShardSharedSubscriptionIT {
         return all;
     }
 
-    private static void awaitDistinct(List<Received> members, int count, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (new HashSet<>(union(members)).size() < count) {
-            if (System.nanoTime() > deadline) {
-                var missing = Received.missing(Received.counts(union(members)), count);
-                fail("the group received " + (count - missing.size()) + " distinct of " + count + " within " + timeout
-                        + "; per member " + members.stream().map(Received::size).toList()
-                        + "; missing " + missing.stream().limit(20).toList() + "; broker dead letters " + broker.deadLetters());
-            }
-            Thread.sleep(20);
-        }
+    private static void awaitDistinct(List<Received> members, int count, Duration timeout) {
+        Eventually.await(timeout, () -> {
+            var missing = Received.missing(Received.counts(union(members)), count);
+            return count + " distinct messages in the group; it received " + (count - missing.size())
+                    + "; per member " + members.stream().map(Received::size).toList()
+                    + "; missing " + missing.stream().limit(20).toList() + "; broker dead letters " + broker.deadLetters();
+        }, () -> new HashSet<>(union(members)).size() >= count);
     }
 
     /** "" when the members together got 0..count-1 once each; otherwise what is wrong. */
@@ -124,7 +121,7 @@ class CrossShardSharedSubscriptionIT {
         Clients.await(Clients.publishAll(publisher, "jobs/spread/work", MqttQos.AT_LEAST_ONCE, "p", MESSAGES));
 
         awaitDistinct(members, MESSAGES, ARRIVAL);
-        Thread.sleep(QUIET.toMillis());
+        Never.within(QUIET, "a message given to more than one member", () -> !onceAcross(members, MESSAGES).isEmpty());
         assertEquals("", onceAcross(members, MESSAGES));
         assertEquals(MESSAGES, members.stream().mapToInt(Received::size).sum());
         var perMember = members.stream().map(Received::size).toList();
@@ -150,7 +147,8 @@ class CrossShardSharedSubscriptionIT {
         awaitDistinct(groupG, MESSAGES, ARRIVAL);
         awaitDistinct(groupH, MESSAGES, ARRIVAL);
         plain.awaitAtLeast(MESSAGES, ARRIVAL);
-        Thread.sleep(QUIET.toMillis());
+        Never.within(QUIET, "a message given twice in a group, or twice to the non-shared subscriber",
+                () -> !onceAcross(groupG, MESSAGES).isEmpty() || !onceAcross(groupH, MESSAGES).isEmpty() || plain.size() > MESSAGES);
         assertEquals("", onceAcross(groupG, MESSAGES), "group g");
         assertEquals("", onceAcross(groupH, MESSAGES), "group h");
         assertEquals("", Received.exactlyOnceInOrder(plain.sequencesFrom("p"), MESSAGES), "non-shared subscriber");

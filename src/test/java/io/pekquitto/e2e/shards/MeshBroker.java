@@ -3,6 +3,7 @@ package io.pekquitto.e2e.shards;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -155,11 +156,7 @@ final class MeshBroker extends BrokerExtension {
 
     /** Returns once {@code connection-n} of {@code shard} has stopped (its client gone, its session released). */
     void awaitConnectionGone(int shard, int n) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (connectionExists(shard, n)) {
-            assertTrue(System.nanoTime() < deadline, path(shard, n) + " did not stop");
-            Thread.sleep(10);
-        }
+        Eventually.await(Duration.ofSeconds(10), path(shard, n) + " to stop", () -> !connectionExists(shard, n));
     }
 
     /** The connection actor of the last client placed on {@code shard} through {@link #on}. */
@@ -198,11 +195,8 @@ final class MeshBroker extends BrokerExtension {
         assertTrue(last > 0, "fail a shard that has connections, to see them go");
         pekquitto().actorSystem().classicSystem().actorSelection("/user/shard-" + shard)
                 .tell(new InjectedFailure(), ActorRef.noSender());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (connectionExists(shard, last)) {
-            assertTrue(System.nanoTime() < deadline, "the connections of shard-" + shard + " were not stopped");
-            Thread.sleep(20);
-        }
+        Eventually.await(Duration.ofSeconds(10), "the connections of shard-" + shard + " to be stopped",
+                () -> !connectionExists(shard, last));
         acceptedByShard[shard] = 0;
         assertTrue(shardExists(shard), "shard-" + shard + " is gone instead of restarted");
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.NumberedMessages;
 import io.pekquitto.e2e.V5Client;
@@ -69,10 +70,11 @@ class SessionCrossingIT {
         }
         var expected = new TreeSet<Integer>();
         for (int i = 0; i < acknowledged.get(); i++) expected.add(i);
-        long deadline = System.nanoTime() + RECEIVE.toNanos();
-        while (!received.containsAll(expected) && System.nanoTime() < deadline) {
-            received.add(subscriber.inbox().within(Duration.ofMillis(200)), subscriber);
-        }
+        var last = subscriber;
+        Eventually.await(RECEIVE, () -> "every acknowledged message; lost, of " + expected.size() + ": " + received.missing(expected), () -> {
+            if (!received.containsAll(expected)) received.add(last.inbox().within(Duration.ofMillis(200)), last);
+            return received.containsAll(expected);
+        });
         received.add(subscriber.inbox().within(Inbox.QUIET), subscriber);
         subscriber.close();
         assertTrue(received.containsAll(expected), () -> "lost, of " + expected.size() + ": " + received.missing(expected));

@@ -3,6 +3,7 @@ package io.pekquitto.e2e.shards;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
@@ -11,7 +12,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -86,13 +86,10 @@ class StuckSharedMemberIT {
         }
     }
 
-    private static void awaitAll(Inbox inbox, Set<String> into) throws InterruptedException {
-        long deadline = System.nanoTime() + ARRIVAL.toNanos();
-        while (into.size() < MESSAGES) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) return;
-            inbox.within(Duration.ofNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(200))))
-                    .forEach(message -> into.add(message.text()));
-        }
+    private static void awaitAll(Inbox inbox, Set<String> into) {
+        Eventually.await(ARRIVAL, () -> MESSAGES + " distinct messages at the reader; " + into.size(), () -> {
+            if (into.size() < MESSAGES) inbox.within(Duration.ofMillis(200)).forEach(message -> into.add(message.text()));
+            return into.size() >= MESSAGES;
+        });
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
+import io.pekquitto.e2e.Eventually;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,12 +66,8 @@ class SupervisionIT {
         return client;
     }
 
-    private static void awaitDisconnected(Mqtt5AsyncClient client) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS);
-        while (client.getState().isConnected()) {
-            assertTrue(System.nanoTime() < deadline, "the client is still connected");
-            Thread.sleep(10);
-        }
+    private static void awaitDisconnected(Mqtt5AsyncClient client) {
+        Eventually.await(Duration.ofSeconds(SECONDS), "the client to be disconnected", () -> !client.getState().isConnected());
     }
 
     /** {@code publisher} sends {@code source:0..MESSAGES-1} at QoS 1 and {@code received} gets them all, once, in order. */

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.e2e.BrokerExtension;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
@@ -136,10 +137,8 @@ class TakeoverStormIT {
             }
 
             // All but one must be closed by the server; wait for that, bounded.
-            long deadline = System.nanoTime() + SETTLE.toNanos();
-            while (anyClosed.getCount() > 1 && System.nanoTime() < deadline) {
-                anyClosed.await(50, TimeUnit.MILLISECONDS);
-            }
+            Eventually.await(SETTLE, () -> "all but one closed; open: " + summary(connections.stream().filter(c -> !c.isClosed()).toList()),
+                    () -> anyClosed.getCount() <= 1);
             var open = connections.stream().filter(c -> !c.isClosed()).toList();
             assertEquals(1, open.size(), () -> open.size() + " connections still open " + SETTLE
                     + " after the storm (expected exactly 1): " + summary(open));

@@ -6,6 +6,7 @@ import static io.pekquitto.e2e.RawClient.PUBREL;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.RawClient;
 import java.io.IOException;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A publisher that keeps up to {@code window} QoS 1 or QoS 2 PUBLISHes in flight (at most the broker's
@@ -83,13 +85,11 @@ final class PipelinedPublisher implements AutoCloseable {
 
     /** Waits until at least {@code count} messages are acknowledged; fails if that takes longer than {@code timeout}. */
     void awaitAcknowledged(int count, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (acknowledged.size() < count) {
-            if (System.nanoTime() > deadline || !reader.isAlive()) {
-                fail(acknowledged.size() + " of " + count + " acknowledged; the broker ended the connection? " + refusal);
-            }
-            Thread.sleep(5);
-        }
+        Supplier<String> what = () -> count + " acknowledged, not " + acknowledged.size() + "; the broker ended the connection? " + refusal;
+        Eventually.await(timeout, what, () -> {
+            if (acknowledged.size() < count && !reader.isAlive()) fail(what.get());  // no more will come
+            return acknowledged.size() >= count;
+        });
     }
 
     /** Once the connection has ended: the messages the broker acknowledged (PUBACK, or PUBREC for QoS 2). */

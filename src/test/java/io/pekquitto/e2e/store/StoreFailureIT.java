@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5ConnAckException;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
@@ -123,13 +124,9 @@ class StoreFailureIT {
         }
     }
 
-    private static void awaitSys(V5Client sys, String state) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < deadline) {
-            var message = sys.inbox().next(Duration.ofSeconds(5));
-            if (message.text().equals(state)) return;
-        }
-        throw new AssertionError("$SYS/broker/store/state never said " + state);
+    private static void awaitSys(V5Client sys, String state) {
+        Eventually.await(Duration.ofSeconds(5), "$SYS/broker/store/state to say " + state,
+                () -> sys.inbox().next(Duration.ofSeconds(5)).text().equals(state));
     }
 
     @ParameterizedTest(name = "durability = {0}")

@@ -8,8 +8,8 @@ import static io.pekquitto.e2e.RawClient.SUBACK;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pekquitto.e2e.AwaitParked;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.ops.Pekquitto;
@@ -62,7 +62,7 @@ class WebSocketLifecycleIT {
         start("parking.idle-grace = 200ms");
         var topic = Names.topic("ws-parked");
         try (var client = connected(ws(), Names.clientId("ws-parked"), topic)) {
-            awaitParked(1);
+            AwaitParked.exactly(broker.counts(), 1, PARK_LIMIT);
 
             try (var publisher = RawClient.connected(broker.port(), RawClient.Connect.of(V5, Names.clientId("pub")))) {
                 publisher.send(RawClient.publish(V5, topic, 0, 0, "wake up"));
@@ -70,7 +70,7 @@ class WebSocketLifecycleIT {
                 assertEquals(PUBLISH, (delivered[0] & 0xF0) >> 4);
                 assertTrue(new String(delivered, StandardCharsets.UTF_8).endsWith("wake up"));
             }
-            awaitParked(1);
+            AwaitParked.exactly(broker.counts(), 1, PARK_LIMIT);
             client.send(RawClient.pingReq());
             assertEquals(List.of(PINGRESP), client.nextTypes(1));
         }
@@ -113,14 +113,6 @@ class WebSocketLifecycleIT {
             Thread.sleep(2_500);  // quiet for longer than the HTTP server's idle timeout: the heartbeat keeps it
             client.send(RawClient.pingReq());
             assertEquals(List.of(PINGRESP), client.nextTypes(1));
-        }
-    }
-
-    private void awaitParked(int count) throws InterruptedException {
-        long deadline = System.nanoTime() + PARK_LIMIT.toNanos();
-        while (broker.counts().parkedTotal() != count) {
-            if (System.nanoTime() > deadline) fail(count + " parked within " + PARK_LIMIT + ": " + broker.counts().parkedTotal());
-            Thread.sleep(5);  // polling a condition; no expiry is timed by this sleep
         }
     }
 }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.ConnectionLogLines;
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import java.nio.charset.StandardCharsets;
@@ -91,15 +92,13 @@ class WebSocketListenersIT {
             assertThrows(CompletionException.class, () -> WebSocketClient.open(ws(LIMITED), "mqtt"));
             first.abort();
             // The place is given back when the first connection's stream has ended: soon, not at once.
-            long deadline = System.nanoTime() + REOPEN_LIMIT.toNanos();
-            while (true) {
+            Eventually.await(REOPEN_LIMIT, "a place after a close", () -> {
                 try (var third = connected(ws(LIMITED), Names.clientId("ws-limit-3"))) {
-                    break;
+                    return true;
                 } catch (CompletionException refused) {
-                    if (System.nanoTime() > deadline) fail("no place within " + REOPEN_LIMIT + " after a close");
-                    Thread.sleep(20);  // polling a condition; no expiry is timed by this sleep
+                    return false;
                 }
-            }
+            });
         }
     }
 
