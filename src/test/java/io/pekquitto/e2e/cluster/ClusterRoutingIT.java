@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
@@ -193,16 +194,16 @@ class ClusterRoutingIT {
                 assertEquals(0, publisher.awaitExit(), publisher::output);
             }
             var seen = new HashSet<String>();
-            long deadline = System.nanoTime() + RECEIVE.toNanos();
             var perMember = new int[members.size()];
-            while (seen.size() < SHARED_MESSAGES && System.nanoTime() < deadline) {
-                for (int i = 0; i < members.size(); i++) {
+            Eventually.await(RECEIVE, () -> SHARED_MESSAGES + " messages across the members; " + seen.size(), () -> {
+                for (int i = 0; i < members.size() && seen.size() < SHARED_MESSAGES; i++) {
                     for (var message : members.get(i).inbox().within(Duration.ofMillis(50))) {
                         assertTrue(seen.add(message.text()), "message " + message.text() + " given twice");
                         perMember[i]++;
                     }
                 }
-            }
+                return seen.size() >= SHARED_MESSAGES;
+            });
             assertEquals(SHARED_MESSAGES, seen.size(), "every message given to one member");
             for (var member : members) member.inbox().expectNothing(Inbox.QUIET);
             for (int i = 0; i < perMember.length; i++) assertTrue(perMember[i] > 0, "member on node " + i + " got none");
@@ -334,23 +335,22 @@ class ClusterRoutingIT {
             }
             // And the cluster's total counts every node's: the watcher and node 1's five.
             watcher.subscribe("$SYS/broker/cluster/clients/connected", 0);
-            long deadline = System.nanoTime() + RECEIVE.toNanos();
-            String total = null;
-            while (!"6".equals(total) && System.nanoTime() < deadline) {
+            var total = new String[1];
+            Eventually.await(RECEIVE, () -> "$SYS/broker/cluster/clients/connected to say 6, not " + total[0], () -> {
                 for (var message : watcher.inbox().within(Duration.ofMillis(500))) {
-                    if (message.topic().equals("$SYS/broker/cluster/clients/connected")) total = message.text();
+                    if (message.topic().equals("$SYS/broker/cluster/clients/connected")) total[0] = message.text();
                 }
-            }
-            assertEquals("6", total, "$SYS/broker/cluster/clients/connected");
+                return "6".equals(total[0]);
+            });
             // Each node's own counts, for the status page's table of nodes: three nodes up.
             watcher.subscribe("$SYS/broker/cluster/node/+/state", 0);
             var states = new java.util.TreeMap<String, String>();
-            long until = System.nanoTime() + RECEIVE.toNanos();
-            while (states.size() < 3 && System.nanoTime() < until) {
+            Eventually.await(RECEIVE, () -> "the states of three nodes: " + states, () -> {
                 for (var message : watcher.inbox().within(Duration.ofMillis(500))) {
                     if (message.topic().endsWith("/state")) states.put(message.topic(), message.text());
                 }
-            }
+                return states.size() >= 3;
+            });
             assertEquals(List.of("up", "up", "up"), List.copyOf(states.values()), states.toString());
         } finally {
             for (var client : busy) client.close();

@@ -3,6 +3,7 @@ package io.pekquitto.e2e.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.NumberedMessages;
 import io.pekquitto.e2e.PahoClient;
@@ -141,17 +142,16 @@ class RollingRestartIT {
         if (publisher != null) publisher.close();
     }
 
-    private static void waitFor(Set<Integer> acknowledged, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + RECEIVE.toNanos();
-        while (acknowledged.size() < count && System.nanoTime() < deadline) Thread.sleep(20);
-        assertTrue(acknowledged.size() >= count, "the publisher publishes: " + acknowledged.size());
+    private static void waitFor(Set<Integer> acknowledged, int count) {
+        Eventually.await(RECEIVE, () -> count + " acknowledged (the publisher publishes): " + acknowledged.size(),
+                () -> acknowledged.size() >= count);
     }
 
     private static NumberedMessages receiveAll(PahoClient client, Set<Integer> expected, NumberedMessages received) throws InterruptedException {
-        long deadline = System.nanoTime() + RECEIVE.toNanos();
-        while (!received.containsAll(expected) && System.nanoTime() < deadline) {
-            received.add(client.inbox().within(Duration.ofMillis(200)), client);
-        }
+        Eventually.await(RECEIVE, () -> "every acknowledged message; lost: " + received.missing(expected), () -> {
+            if (!received.containsAll(expected)) received.add(client.inbox().within(Duration.ofMillis(200)), client);
+            return received.containsAll(expected);
+        });
         received.add(client.inbox().within(Inbox.QUIET), client);  // and nothing more
         return received;
     }
