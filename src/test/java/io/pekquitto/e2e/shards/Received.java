@@ -45,12 +45,6 @@ final class Received {
         }
     }
 
-    /** Waits {@code quiet} more, then returns everything: for checks that nothing more arrives. */
-    List<String> settle(Duration quiet) throws InterruptedException {
-        Thread.sleep(quiet.toMillis());
-        return all();
-    }
-
     /** The sequence numbers from {@code source}, in arrival order. */
     synchronized List<Integer> sequencesFrom(String source) {
         var prefix = source + ":";
