@@ -55,7 +55,8 @@ class SessionCrossingIT {
         try {
             for (int move = 1; move <= MOVES; move++) {
                 int before = acknowledged.get();
-                while (acknowledged.get() < before + 20) Thread.sleep(1);  // moves while messages flow
+                // Moves while messages flow.
+                Eventually.await(RECEIVE, "20 more messages acknowledged", () -> acknowledged.get() >= before + 20);
                 var taken = subscriber;
                 subscriber = broker.on(move % 3, () -> connect(clientId));  // the old connection gets 0x8E
                 assertTrue(subscriber.sessionPresent(), "session present 1, move " + move);
