@@ -4,9 +4,9 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@code @RegisterExtension final ConnectionLogLines log = new ConnectionLogLines();}
  */
 public final class ConnectionLogLines implements BeforeEachCallback, AfterEachCallback {
+    /** How long a line may take: it is written after the client is told. */
+    private static final Duration WAIT = Duration.ofSeconds(5);
     private final Logger logger = (Logger) LoggerFactory.getLogger("io.pekquitto.connections");
     private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
     private Level levelBefore;
@@ -42,23 +44,16 @@ public final class ConnectionLogLines implements BeforeEachCallback, AfterEachCa
         logger.setLevel(level);
     }
 
-    /** The lines logged at {@code level}, once {@code count} have come or 5 s have passed (a line is written after the client is told). */
-    public List<String> await(Level level, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (atLevel(level).size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(10);  // polling for the lines
-        }
+    /** The lines logged at {@code level}, once {@code count} have come (a line is written after the client is told); fails after 5 s. */
+    public List<String> await(Level level, int count) {
+        Eventually.await(WAIT, () -> count + " lines at " + level + ": " + atLevel(level), () -> atLevel(level).size() >= count);
         return atLevel(level);
     }
 
-    /** The first line at INFO that {@code wanted} accepts, once one has come, or empty after 5 s. */
-    public Optional<String> awaitLine(Predicate<String> wanted) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (true) {
-            var line = atLevel(Level.INFO).stream().filter(wanted).findFirst();
-            if (line.isPresent() || System.nanoTime() > deadline) return line;
-            Thread.sleep(10);  // polling for the line
-        }
+    /** The first line at INFO that {@code wanted} accepts, once one has come; fails after 5 s, naming {@code what} it waited for. */
+    public String awaitLine(String what, Predicate<String> wanted) {
+        return Eventually.await(WAIT, what, () -> atLevel(Level.INFO).stream().filter(wanted).findFirst(), Optional::isPresent)
+                .orElseThrow();
     }
 
     private List<String> atLevel(Level level) {

@@ -4,7 +4,6 @@ import static io.pekquitto.e2e.RawClient.CONNACK;
 import static io.pekquitto.e2e.RawClient.PUBACK;
 import static io.pekquitto.e2e.RawClient.V5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.auth.Authentication;
 import io.pekquitto.auth.Authorizer;
@@ -135,9 +134,9 @@ class ProxyProtocolIT {
     }
 
     /** Waits for the connection log's line of {@code clientId}'s connect and returns it. */
-    private String connectLine(String clientId) throws InterruptedException {
-        return log.awaitLine(text -> text.startsWith("New client connected") && text.contains(" as " + clientId + " "))
-                .orElseGet(() -> fail("no connect line for " + clientId));
+    private String connectLine(String clientId) {
+        return log.awaitLine("the connect line of " + clientId,
+                text -> text.startsWith("New client connected") && text.contains(" as " + clientId + " "));
     }
 
     @Test

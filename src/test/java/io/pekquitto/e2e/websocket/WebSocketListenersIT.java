@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.ConnectionLogLines;
@@ -72,8 +71,8 @@ class WebSocketListenersIT {
         var header = "PROXY TCP4 192.0.2.9 127.0.0.1 40000 8080\r\n".getBytes(StandardCharsets.US_ASCII);
         try (var relay = new ProxyRelay(broker.pekquitto().boundAddresses().get(PROXIED).getPort(), header);
              var client = connected(wsAt(relay.port()), clientId)) {
-            var line = log.awaitLine(text -> text.startsWith("New client connected") && text.contains(" as " + clientId + " "))
-                    .orElseGet(() -> fail("no connect line for " + clientId));
+            var line = log.awaitLine("the connect line of " + clientId,
+                    text -> text.startsWith("New client connected") && text.contains(" as " + clientId + " "));
             assertTrue(line.contains("192.0.2.9"), line);
         }
     }
