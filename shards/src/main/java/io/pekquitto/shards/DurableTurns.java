@@ -30,6 +30,11 @@ final class DurableTurns {
         confirmations.await(connection);
     }
 
+    /** The connection's next held acknowledgement answers a message that wrote nothing here and went to no peer: it goes now. */
+    void nothingToWrite(ConnectionRef connection) {
+        confirmations.settleNow(connection, settle);
+    }
+
     /** The turn ends: its writes to the writer, then {@code sendBatches} (deliveries, forwards); its acknowledgements wait. */
     void endTurn(Runnable sendBatches) {
         long batch = flush();

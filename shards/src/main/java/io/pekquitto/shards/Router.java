@@ -41,6 +41,8 @@ final class Router {
     private SessionCrossings crossings;
     /** The peer whose interest routed the message being delivered (this shard for its own publishes), or none. */
     private int origin = SessionCrossings.NO_PEER;
+    /** Items forwarded to peers so far: whether routing a message forwarded any. */
+    private long forwards;
 
     Router(Sessions<ConnectionRef> sessions, ReleaseDraining<ConnectionRef> draining,
            TopicRoutes routes, RetainedMessages retained, Mesh mesh, ShardPersistence persistence,
@@ -58,8 +60,19 @@ final class Router {
         crossings = sessionCrossings;
     }
 
-    /** A message published here: retained, delivered here, to shared members, and forwarded to matching peers. */
-    void route(String publisherId, Message message) {
+    /**
+     * A message published here: retained, delivered here, to shared members, and forwarded to matching
+     * peers. Returns whether that wrote to the turn's batch or forwarded to a peer: what its publisher's
+     * acknowledgement must wait for (a clean publisher's message to clean subscribers here waits for nothing).
+     */
+    boolean route(String publisherId, Message message) {
+        int writes = persistence.batchedWrites();
+        long forwardsBefore = forwards;
+        routeAll(publisherId, message);
+        return persistence.batchedWrites() != writes || forwards != forwardsBefore;
+    }
+
+    private void routeAll(String publisherId, Message message) {
         // The shard a retained message was published on is the one that stores it.
         // $SYS is published again at start: not written.
         if (retained.retain(message) && !TopicName.isBrokers(message.topic())) persistence.retained(message);
@@ -203,6 +216,7 @@ final class Router {
     }
 
     void forward(int shard, Forwarded item) {
+        forwards++;
         if (mesh.forward(shard, item)) scheduleFlush.run();
     }
 

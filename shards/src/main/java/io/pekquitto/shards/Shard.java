@@ -228,7 +228,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(ShardRequest.Subscribe.class, subscribe -> same(() -> subscriptions.subscribe(subscribe, now())))
                 .onMessage(ShardRequest.Unsubscribe.class, unsubscribe -> same(() -> subscriptions.unsubscribe(unsubscribe)))
                 .onMessage(ShardRequest.ResumeReading.class, this::onResumeReading)
-                .onMessage(ShardRequest.Congested.class, congested -> onCongested(congested.connection()))
+                .onMessage(ShardRequest.Congested.class, congested -> same(() -> throttle.congested(congested.connection())))
                 .onMessage(ShardRequest.Relieved.class, relieved -> relieve(relieved.connection()))
                 .onMessage(ShardRequest.Available.class, available -> same(() -> subscriptions.available(available.connection(),
                         available.availability())))
@@ -308,8 +308,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onRoute(ShardRequest.Route route) {
         if (route.awaitingPubRel() != 0) persistence.journal().awaitingPubRel(route.publisherId(), route.awaitingPubRel(), true);
-        router.route(route.publisherId(), route.message());
-        return route.awaitingAck() == null ? this : awaitWrite(route.awaitingAck());
+        boolean waits = router.route(route.publisherId(), route.message()) || route.awaitingPubRel() != 0;
+        if (route.awaitingAck() != null && !waits) turns.nothingToWrite(route.awaitingAck());  // not after the turn's write
+        return route.awaitingAck() == null || !waits ? this : awaitWrite(route.awaitingAck());
     }
 
     /** The connection's next acknowledgement goes out once this turn is written, here and by the peers it forwarded to. */
@@ -407,11 +408,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private Behavior<ShardMessage> onResumeReading(ShardRequest.ResumeReading resume) {
         if (throttle.mayRead(resume.transport(), mesh.isOverloaded())) resume.transport().readMore();
-        return this;
-    }
-
-    private Behavior<ShardMessage> onCongested(ConnectionRef connection) {
-        throttle.congested(connection);
         return this;
     }
 

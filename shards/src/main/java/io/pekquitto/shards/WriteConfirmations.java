@@ -64,6 +64,26 @@ final class WriteConfirmations<C> {
         current.merge(connection, 1, Integer::sum);
     }
 
+    /**
+     * One more acknowledgement of {@code connection} whose message wrote nothing and went to no peer: it
+     * has nothing to wait for, and is settled at once, unless one of the connection's earlier ones still
+     * waits; then it goes with the latest of those, so that the connection's acknowledgements keep their order.
+     */
+    void settleNow(C connection, Outcome<C> outcome) {
+        if (current.containsKey(connection)) {
+            current.merge(connection, 1, Integer::sum);
+            return;
+        }
+        for (var turns = waiting.descendingIterator(); turns.hasNext(); ) {
+            var turn = turns.next();
+            if (turn.confirmations.containsKey(connection)) {
+                turn.confirmations.merge(connection, 1, Integer::sum);
+                return;
+            }
+        }
+        outcome.settled(connection, 1, true);
+    }
+
     /** Whether an acknowledgement waits for this turn's writes. */
     boolean awaitsThisTurn() {
         return !current.isEmpty();

@@ -74,6 +74,21 @@ class WriteConfirmationsTest {
     }
 
     @Test
+    void anAcknowledgementWithNothingToWriteIsSettledAtOnceBehindTheConnectionsEarlierOnes() {
+        confirmations.await("a");
+        confirmations.turnEnded(1, NO_PEER, NO_PEER, this::record);  // batch 1 is on the disk
+        confirmations.settleNow("b", this::record);
+        assertEquals(List.of("b=1"), confirmed, "b waits for no write, not for a's batch");
+        confirmations.settleNow("a", this::record);
+        confirmations.await("c");
+        confirmations.settleNow("c", this::record);
+        assertEquals(List.of("b=1"), confirmed, "a's earlier one and c's of this turn still wait: order kept");
+        confirmations.turnEnded(2, NO_PEER, NO_PEER, this::record);
+        confirmations.written(2, NO_PEER, this::record, this::ackPeer);
+        assertEquals(List.of("b=1", "a=2", "c=2"), confirmed);
+    }
+
+    @Test
     void aPeersBatchIsAcknowledgedOnceOurWritesForItAreDone() {
         confirmations.acknowledgePeerAfter(0, 1, this::ackPeer);
         assertEquals(List.of(1), peersAcknowledged, "nothing to write: at once");

@@ -100,6 +100,11 @@ public final class ShardPersistence {
         return journal;
     }
 
+    /** The writes in the turn's batch so far: whether something routed wrote any. */
+    public int batchedWrites() {
+        return batch.size();
+    }
+
     /** A retained message published here, or its removal (an empty payload), for the turn's batch. */
     public void retained(Message message) {
         if (store.isEmpty()) return;

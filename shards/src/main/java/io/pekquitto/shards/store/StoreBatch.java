@@ -57,6 +57,10 @@ public final class StoreBatch {
         return writes.isEmpty();
     }
 
+    int size() {
+        return writes.size();
+    }
+
     List<Write> writes() {
         return writes;
     }
