@@ -1,5 +1,6 @@
 package io.pekquitto.shards.connection;
 
+import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PubAck;
 import io.pekquitto.protocol.PubRec;
@@ -10,6 +11,8 @@ import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.Subscribe;
 import io.pekquitto.protocol.Unsubscribe;
 import io.pekquitto.shards.session.Session;
+import java.time.Duration;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -19,7 +22,10 @@ import org.apache.pekko.actor.typed.ActorRef;
  * ({@link OutboundGate}), so a PUBACK is never sent for a message a crash could still lose. A QoS 2
  * message's packet identifier is journaled as awaiting PUBREL by the shard, in the same batch as the
  * message it routes. A SUBSCRIBE, once {@link SubscribeChecks} has judged it, and an UNSUBSCRIBE: the
- * shard applies and answers them. One per live connection actor: its state is the connection's.
+ * shard applies and answers them. The session's Release, with the will, as the connection ends. One per
+ * live connection actor: its state is the connection's.
+ *
+ * <p>A DISCONNECT of the broker's goes out after the acknowledgements held before it ({@link #closeAfterAcks}).
  *
  * <p>What the shard's writes mean for the packets held: written, they go out; failed (the store fails),
  * an MQTT 5 PUBACK or PUBREC goes out refused, with 0x97 Quota exceeded, and anything else ends the
@@ -28,6 +34,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * ends once what it sent before is acknowledged (README, "When the disk fills").
  */
 final class ClientRequests {
+    /** How long a DISCONNECT of the broker's waits for the acknowledgements before it (a peer may be unreachable). */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
     private final Established state;
     private final int maxQos;
     private final ActorRef<ShardRequest> shard;
@@ -36,6 +45,12 @@ final class ClientRequests {
     private final ShardEnvironment environment;
     /** A 3.1.1 client's QoS 1/2 PUBLISH came while the store fails: the connection ends once acknowledged. */
     private boolean ending;
+    /** The broker ends the connection once what the gate holds has gone out ({@link #closeAfterAcks}). */
+    private boolean closing;
+    /** The DISCONNECT that goes out then; null for 3.1.1, which has none. */
+    private Disconnect disconnect;
+    /** A held packet could not be refused ({@link #writesFailed}): nothing held goes out any more. */
+    private boolean stuck;
 
     ClientRequests(ShardEnvironment environment, Established state, ActorRef<ShardRequest> shard, ConnectionRef self,
                   PacketSource packets) {
@@ -91,7 +106,31 @@ final class ClientRequests {
 
     /** The connection reads no more: it ends once acknowledged. */
     boolean isEnding() {
-        return ending;
+        return ending || closing;
+    }
+
+    /**
+     * The broker ends the connection with DISCONNECT {@code reason} (none for 3.1.1): the acknowledgements
+     * the gate holds of what it accepted go out before it, so a client told 0x93 still gets the PUBRECs of
+     * the PUBLISHes it was within its rights to send. True if it ends now: nothing is held, or it was
+     * closing already (a takeover, or the wait is over); else nothing more is read until {@link #written}
+     * says so. Either way {@link #disconnect()} is what goes out.
+     */
+    boolean closeAfterAcks(ReasonCode reason, String why) {
+        disconnect = state.version.hasProperties() ? new Disconnect(reason, state.inbound.problem(why)) : null;
+        if (closing || stuck || state.gate == null || state.gate.isEmpty()) return true;
+        closing = true;
+        return false;
+    }
+
+    /** The broker's DISCONNECT, once {@link #closeAfterAcks} was called; null for 3.1.1. */
+    Disconnect disconnect() {
+        return disconnect;
+    }
+
+    /** Closing once what is held has gone out ({@link #closeAfterAcks}). */
+    boolean isClosing() {
+        return closing;
     }
 
     /** The writes of the next {@code count} held packets are done; true if the connection must end now. */
@@ -103,12 +142,13 @@ final class ClientRequests {
     /** The writes of the next {@code count} held packets failed; true if the connection must end now. */
     boolean writesFailed(int count) {
         boolean refused = state.gate == null || state.gate.failed(count, this::refusal);
+        stuck |= !refused;
         return !refused || isAcknowledged();
     }
 
-    /** Ending, and nothing held any more. */
+    /** Ending or closing, and nothing held any more. */
     private boolean isAcknowledged() {
-        return ending && (state.gate == null || state.gate.isEmpty());
+        return (ending || closing) && (state.gate == null || state.gate.isEmpty());
     }
 
     /**
@@ -141,6 +181,18 @@ final class ClientRequests {
         } else {
             state.writer.accept(ack);
         }
+    }
+
+    /**
+     * The connection ends: its will, if {@code publishWill} and it has one, is routed now or, with a delay,
+     * goes with the session back to the shard, which publishes it after the delay or when the session ends,
+     * unless the client connects again first (3.1.3.2.2).
+     */
+    void release(boolean publishWill, long now) {
+        var lastWill = LastWill.of(publishWill ? state.will : Optional.empty(), state.version, now);
+        lastWill.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(state.clientId(), w.message())));
+        shard.tell(new ShardRequest.Release(state.clientId(), self, state.window.session(), state.sessionExpiryInterval,
+                lastWill.filter(w -> w.delaySeconds() > 0)));
     }
 
     /** A SUBSCRIBE: checked, then applied by the shard; returns the violation that ends the connection, or null. */

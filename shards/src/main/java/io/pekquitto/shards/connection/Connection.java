@@ -24,7 +24,6 @@ import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.stats.ShardStats;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -92,7 +91,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: the broker is shutting down; a parked connection is resumed to hear it. */
     public enum ServerShuttingDown implements Command { INSTANCE }
 
-    /** Is the Keep Alive over? From the connection's timer, or from the shard for a parked connection. */
+    /** Is the Keep Alive over? From the connection's timer, or from the shard for a parked connection; or a close's wait. */
     public enum KeepAliveCheck implements Command { INSTANCE }
 
     enum ConnectTimeout implements Command { INSTANCE }
@@ -106,6 +105,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Sent to itself as it starts parking: when it comes, everything told before has been handled. */
     enum ParkNow implements Command { INSTANCE }
 
+    private static final String TAKEN_OVER = "another connection took over the session";  // [MQTT-3.1.4-3]
+
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
@@ -116,7 +117,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final PacketSource packets;
     private final PacketWriter writer;
     private final String clientId;
-    private final InboundPublish inbound;
     private final DeliveryWindow window;
     private final SlowClient slow;
     /** PUBLISH, PUBREL, SUBSCRIBE and UNSUBSCRIBE: to the shard, acknowledged (with a store, after its write). */
@@ -160,7 +160,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.packets = packets;
         this.writer = state.writer;
         this.clientId = state.clientId();
-        this.inbound = state.inbound;
         this.window = state.window;
         this.slow = new SlowClient(environment, window, writer, shard, self, timers);
         this.requests = new ClientRequests(environment, state, shard, self, packets);
@@ -184,7 +183,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command instanceof TransportClosed closedBy) return onTransportClosed(closedBy);
         if (command instanceof Subscribed subscribed) return onSubscribed(subscribed);
         if (command instanceof Unsubscribed unsubscribed) return onUnsubscribed(unsubscribed);
-        if (command == TakenOver.INSTANCE) return onTakenOver();
+        if (command == TakenOver.INSTANCE) return closed ? this : disconnect(ReasonCode.SESSION_TAKEN_OVER, TAKEN_OVER);
         if (command == ServerShuttingDown.INSTANCE) return onServerShuttingDown();
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
         if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
@@ -303,7 +302,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         boolean end = written ? requests.written(count) : requests.writesFailed(count);
         writer.uncork();
         afterEvent();
-        return end ? disconnect(ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING) : this;
+        if (!end) return this;
+        return requests.isClosing() ? closeNow() : disconnect(ReasonCode.QUOTA_EXCEEDED, ShardEnvironment.STORE_FAILING);
     }
 
     private Behavior<Command> onSubscribed(Subscribed subscribed) {
@@ -377,11 +377,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return Behaviors.stopped();
     }
 
-    /** [MQTT-3.1.4-3] another connection claimed the client id. */
-    private Behavior<Command> onTakenOver() {
-        return closed ? this : disconnect(ReasonCode.SESSION_TAKEN_OVER, "another connection took over the session");
-    }
-
     /**
      * DISCONNECT 0x8B to an MQTT 5 client, a plain close for 3.1.1. The will is published unless the
      * session outlives the broker in the store: its client comes back after the restart (3.1.2.5: the
@@ -397,6 +392,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     // ---- timers and parking
 
     private Behavior<Command> onKeepAliveCheck() {
+        if (!closed && requests.isClosing()) return closeNow();  // its wait for the acknowledgements is over
         if (closed || !state.keepAlive.isEnabled()) return this;
         var left = state.keepAlive.untilExpiry(clock.getAsLong());
         if (left.isNegative() || left.isZero()) return disconnect(ReasonCode.KEEP_ALIVE_TIMEOUT, "no packet within 1.5 times the keep alive");
@@ -415,11 +411,18 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     /**
      * The server ends the connection: DISCONNECT with the reason (MQTT 5 only; 3.1.1 servers just
-     * close), and the will is published, as for any close not asked for by the client.
+     * close), and the will is published, as for any close not asked for by the client. What the gate
+     * holds of the client's acknowledgements goes out first ({@link ClientRequests#closeAfterAcks}).
      */
     private Behavior<Command> disconnect(ReasonCode reason, String why) {
         ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "by the broker, " + reason + ": " + why);
-        if (state.version.hasProperties()) writer.accept(new Disconnect(reason, inbound.problem(why)));
+        if (requests.closeAfterAcks(reason, why)) return closeNow();
+        timers.startSingleTimer(KeepAliveCheck.INSTANCE, ClientRequests.CLOSE_WAIT);  // read no more: Keep Alive is moot
+        return this;
+    }
+
+    private Behavior<Command> closeNow() {  // the broker's DISCONNECT (none for 3.1.1), and the end
+        if (requests.disconnect() != null) writer.accept(requests.disconnect());
         return end(true);
     }
 
@@ -432,12 +435,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> release(boolean publishWill) {
         slow.close();
-        var lastWill = LastWill.of(publishWill ? state.will : Optional.empty(), state.version, clock.getAsLong());
-        lastWill.filter(w -> w.delaySeconds() == 0).ifPresent(w -> shard.tell(new ShardRequest.Route(clientId, w.message())));
-        // A delayed will goes with the session: the shard publishes it after the delay or when the
-        // session ends, unless the client connects again first (3.1.3.2.2).
-        shard.tell(new ShardRequest.Release(clientId, self, window.session(), state.sessionExpiryInterval,
-                lastWill.filter(w -> w.delaySeconds() > 0)));
+        requests.release(publishWill, clock.getAsLong());
         released = true;  // stay until the shard confirms, bouncing what it still sends us
         return this;
     }
