@@ -47,6 +47,11 @@ public final class Inbox {
         return message;
     }
 
+    /** The next message within the timeout, or null if none came. */
+    public Message poll(Duration timeout) throws InterruptedException {
+        return messages.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** The next {@code count} messages, all within the timeout. */
     public List<Message> next(int count, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -102,6 +102,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** The parking timer ({@link Parking}). */
     enum IdleCheck implements Command { INSTANCE }
 
+    /** From the transport: it took what was written, as asked ({@link Transport#tellWhenTaken}). */
+    public enum WritesTaken implements Command { INSTANCE }
+
     /** Sent to itself as it starts parking: when it comes, everything told before has been handled. */
     enum ParkNow implements Command { INSTANCE }
 
@@ -119,6 +122,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final String clientId;
     private final DeliveryWindow window;
     private final SlowClient slow;
+    /** What the shard sends the client: deliveries, SUBACKs and their retained messages. */
+    private final Deliveries deliveries;
     /** PUBLISH, PUBREL, SUBSCRIBE and UNSUBSCRIBE: to the shard, acknowledged (with a store, after its write). */
     private final ClientRequests requests;
     private boolean closed;
@@ -162,6 +167,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.clientId = state.clientId();
         this.window = state.window;
         this.slow = new SlowClient(environment, window, writer, shard, self, timers);
+        this.deliveries = new Deliveries(state, slow, clock);
         this.requests = new ClientRequests(environment, state, shard, self, packets);
         this.stats = environment.stats();
         this.sessionOutlivesBroker = environment.outlivesBroker(state.sessionExpiryInterval);
@@ -188,7 +194,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
         if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
         if (command == IdleCheck.INSTANCE) return onIdleCheck();
-        if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, state.isQuiet(packets)) ? Behaviors.stopped() : this;
+        if (command == WritesTaken.INSTANCE) return afterEvent();
+        if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, state.isQuiet(packets) && deliveries.isQuiet()) ? Behaviors.stopped() : this;
         if (!(command instanceof SlowClientTimer timer)) return Behaviors.unhandled();
         return closed ? this : quotaExceeded(slow.onTimer(timer, getContext().getLog(), clientId));
     }
@@ -308,9 +315,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private Behavior<Command> onSubscribed(Subscribed subscribed) {
         if (closed) return this;
-        writer.cork();
-        writer.accept(new SubAck(subscribed.packetId(), subscribed.reasons(), Properties.NONE));
-        return deliverAll(subscribed.retained());
+        deliveries.subscribed(new SubAck(subscribed.packetId(), subscribed.reasons(), Properties.NONE), subscribed.retained());
+        return afterEvent();
     }
 
     private Behavior<Command> onUnsubscribed(Unsubscribed unsubscribed) {
@@ -334,8 +340,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onDeliver(Deliver deliver) {
         if (!closed) {
             parking.activity();
-            writer.cork();
-            return deliverAll(deliver.messages());
+            deliveries.deliver(deliver.messages());
+            return afterEvent();
         }
         if (released) {
             // Sent by the shard before it saw our Release: back to the shard, in order, not lost.
@@ -344,24 +350,20 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return this;
     }
 
-    /** Delivers the messages through the window, then what it has room for of the queue, in one socket write (corked). */
-    private Behavior<Command> deliverAll(List<Message> messages) {
-        long now = clock.getAsLong();
-        for (var message : messages) congestion(window.deliver(message, now, writer.backlog()));
-        congestion(window.drain(now));
-        writer.uncork();
-        afterEvent();
-        return this;
-    }
-
     private Behavior<Command> congestion(Congestion change) {
         slow.congestion(change);
         return this;
     }
 
-    /** What the client holds and how soon it can take shared work, after an event (once closed, the Release tells the shard). */
-    private void afterEvent() {
-        if (!closed) slow.afterEvent();
+    /**
+     * After an event: the retained messages the socket has room for, then what the client holds and how
+     * soon it can take shared work (once closed, the Release tells the shard).
+     */
+    private Behavior<Command> afterEvent() {
+        if (closed) return this;
+        deliveries.sendRetained();
+        slow.afterEvent();
+        return this;
     }
 
     /** Quota exceeded, if {@code why} is not null: what the client held is let go, and it is disconnected with 0x97. */
@@ -403,7 +405,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onIdleCheck() {
         if (closed) return this;
         afterEvent();  // the socket may have taken what waited since the last event: ready, holding nothing, before it parks
-        parking.idleCheck(state.isQuiet(packets));
+        parking.idleCheck(state.isQuiet(packets) && deliveries.isQuiet());  // no retained message waits either
         return this;
     }
 

@@ -147,6 +147,19 @@ final class DeliveryWindow {
         return Congestion.CONGESTED;
     }
 
+    /**
+     * A retained message a SUBSCRIBE brought, which the caller paces by the socket ({@link RetainedSends}):
+     * a QoS 0 one is never dropped for the socket's backlog nor the memory budget, as a live one would be.
+     */
+    Congestion deliverRetained(Message message, long now) {
+        long outboundBacklog = backlog.getAsLong();
+        if (message.qos() != QoS.AT_MOST_ONCE || message.isExpired(now)) return deliver(message, now, outboundBacklog);
+        session.backlog(outboundBacklog);
+        stats.delivered(now - message.receivedAt());
+        send(message.toPublish(0, false, now));
+        return Congestion.UNCHANGED;
+    }
+
     private boolean holdsHalfItsShare() {
         return memory.share() > 0 && session.held() >= memory.share() / 2;
     }

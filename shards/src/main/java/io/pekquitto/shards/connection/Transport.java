@@ -32,6 +32,13 @@ public interface Transport {
     long bufferedBytes();
 
     /**
+     * Tells the connection {@link Connection.WritesTaken} once, when what was written so far has been handed
+     * on towards the socket (now, if it has): the cue of a connection that paces what it writes by the
+     * socket (the retained messages of a SUBSCRIBE). Nothing once closed.
+     */
+    void tellWhenTaken();
+
+    /**
      * The client's address: the one the PROXY protocol header named on a listener that reads one
      * (known before the first byte reaches the connection), else the socket's peer. Ask it when needed
      * rather than keep it: the connection log, the authenticator and the ACLs all get this one.

@@ -64,6 +64,8 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     private boolean flushQueued;
     private boolean closeRequested;
     private boolean closed;
+    /** The connection waits to hear that what it wrote is taken ({@link #tellWhenTaken}). */
+    private boolean takenWanted;
     /** Why the socket closes, when this side knows better than "closed by the client". */
     private String cause;
 
@@ -87,10 +89,13 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         unflushedWrites++;
         unflushedBytes += bytes.size();
         channel.write(Unpooled.wrappedBuffer(bytes.toArrayUnsafe()), channel.voidPromise());
-        if (!flushQueued) {
-            flushQueued = true;
-            channel.eventLoop().execute(this);
-        }
+        queueFlush();
+    }
+
+    private void queueFlush() {
+        if (flushQueued) return;
+        flushQueued = true;
+        channel.eventLoop().execute(this);
     }
 
     /** The flush of a turn's writes, queued behind the tasks already waiting on the loop: one syscall for them all. */
@@ -142,6 +147,26 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (cause == null) cause = "aborted";
         channel.config().setOption(ChannelOption.SO_LINGER, 0);
         channel.close();
+    }
+
+    /**
+     * Now if nothing waits to be written; else once the socket took every write made so far: an empty
+     * write's promise, which Netty completes in order, after them.
+     */
+    @Override
+    public void tellWhenTaken() {
+        if (closed || closeRequested || takenWanted) return;
+        if (bufferedBytes() == 0) {
+            connection.tell(Connection.WritesTaken.INSTANCE);
+            return;
+        }
+        takenWanted = true;
+        unflushedWrites++;
+        channel.write(Unpooled.EMPTY_BUFFER).addListener(taken -> {
+            takenWanted = false;
+            if (taken.isSuccess() && !closed) connection.tell(Connection.WritesTaken.INSTANCE);
+        });
+        queueFlush();
     }
 
     @Override

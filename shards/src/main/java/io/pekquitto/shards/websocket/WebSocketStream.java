@@ -36,6 +36,8 @@ public final class WebSocketStream {
     /** Set when an offer found the queue full: the stream calls {@link #onRoom} when it takes the next write. */
     private final AtomicBoolean wantsRoom = new AtomicBoolean();
     private volatile Runnable onRoom = () -> {};
+    /** Set by {@link #wantsEmpty}: the stream calls {@link #onRoom} once it has taken every write. */
+    private final AtomicBoolean wantsEmpty = new AtomicBoolean();
     /** Set by the stream when the client sent a text message, which ended the connection. */
     private volatile boolean textSeen;
 
@@ -92,6 +94,12 @@ public final class WebSocketStream {
         return true;
     }
 
+    /** One {@link #onRoom} call back once the stream has taken every write offered (now, if it has). */
+    void wantsEmpty() {
+        wantsEmpty.set(true);
+        if (queuedWrites.get() == 0 && wantsEmpty.compareAndSet(true, false)) onRoom.run();
+    }
+
     /** Bytes offered that the stream has not yet taken. */
     long queuedBytes() {
         return queuedBytes.get();
@@ -126,7 +134,11 @@ public final class WebSocketStream {
     void taken(ByteString bytes) {
         queuedWrites.decrementAndGet();
         queuedBytes.addAndGet(-bytes.size());
-        if (wantsRoom.get() && wantsRoom.compareAndSet(true, false)) onRoom.run();
+        if (wantsRoom.get() && wantsRoom.compareAndSet(true, false)) {
+            onRoom.run();
+        } else if (queuedWrites.get() == 0 && wantsEmpty.get() && wantsEmpty.compareAndSet(true, false)) {
+            onRoom.run();
+        }
     }
 
     void textSeen() {

@@ -26,6 +26,8 @@ final class WebSocketTransport implements Transport {
     /** A pull is out: asking again would fail the queue. */
     private boolean reading;
     private boolean closeRequested;
+    /** The connection waits to hear that what it wrote is taken ({@link #tellWhenTaken}). */
+    private boolean takenWanted;
     /** The broker's side of the stream is completed: after the last write of a close. */
     private boolean completed;
     private boolean closed;
@@ -71,6 +73,14 @@ final class WebSocketTransport implements Transport {
         stream.cancel();
     }
 
+    /** Once the stream has taken every write offered to it (now, if it has). */
+    @Override
+    public void tellWhenTaken() {
+        if (closed || closeRequested) return;
+        takenWanted = true;
+        stream.wantsEmpty();
+    }
+
     @Override
     public long bufferedBytes() {
         return stream.queuedBytes() + pending.size();
@@ -100,9 +110,12 @@ final class WebSocketTransport implements Transport {
         connection.tell(new Connection.BytesReceived(chunk.get()));
     }
 
-    /** The stream has room again after an offer found its queue full. */
+    /** The stream has room again after an offer found its queue full, or has taken every write (as asked). */
     void written() {
         flush();
+        if (!takenWanted || closed || !pending.isEmpty() || stream.queuedBytes() > 0) return;
+        takenWanted = false;
+        connection.tell(Connection.WritesTaken.INSTANCE);
     }
 
     /** The connection has ended, whoever ended it; the connection hears of it once. */

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.util.ByteString;
 
@@ -21,8 +23,30 @@ final class FakeTransport implements Transport {
     private final List<ByteString> written = new ArrayList<>();
     final AtomicBoolean closed = new AtomicBoolean();
 
+    /** While set, what is written stays buffered until {@link #take()}: a socket that has not taken it yet. */
+    volatile boolean holding;
+    private long buffered;
+    /** How many times the connection asked to hear that its writes were taken. */
+    final AtomicInteger takenAsked = new AtomicInteger();
+    /** Told {@link Connection.WritesTaken} when it asks, unless holding; none: nobody is told. */
+    volatile ActorRef<Connection.Command> connection;
+
     @Override
-    public synchronized void write(ByteString bytes) { written.add(bytes); }
+    public synchronized void write(ByteString bytes) {
+        written.add(bytes);
+        if (holding) buffered += bytes.size();
+    }
+
+    /** The socket takes what was buffered. */
+    synchronized void take() {
+        buffered = 0;
+    }
+
+    @Override
+    public void tellWhenTaken() {
+        takenAsked.incrementAndGet();
+        if (!holding && connection != null) connection.tell(Connection.WritesTaken.INSTANCE);
+    }
 
     @Override
     public void readMore() {}
@@ -31,7 +55,7 @@ final class FakeTransport implements Transport {
     public void close() { closed.set(true); }
 
     @Override
-    public long bufferedBytes() { return 0; }
+    public synchronized long bufferedBytes() { return buffered; }
 
     /** The client's address as the transport tells it: a PROXY header's, say. */
     volatile InetSocketAddress remote = new InetSocketAddress("127.0.0.1", 1);

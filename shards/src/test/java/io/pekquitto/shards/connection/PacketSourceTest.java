@@ -37,6 +37,7 @@ class PacketSourceTest {
         @Override public void close() {}
         @Override public long bufferedBytes() { return 0; }
         @Override public java.net.InetSocketAddress remoteAddress() { return TestConnections.CLIENT.address(); }
+        @Override public void tellWhenTaken() {}
     }
 
     private final CountingTransport transport = new CountingTransport();

@@ -30,6 +30,7 @@ class PacketWriterTest {
         @Override public void close() { closed = true; }
         @Override public long bufferedBytes() { return buffered; }
         @Override public java.net.InetSocketAddress remoteAddress() { return TestConnections.CLIENT.address(); }
+        @Override public void tellWhenTaken() {}
     }
 
     private final RecordingTransport transport = new RecordingTransport();

@@ -134,6 +134,30 @@ class ShardChannelsTest {
     }
 
     @Test
+    void theConnectionIsToldOnceWhenTheSocketTookWhatWasWritten() throws Exception {
+        connect(false);
+        onLoop(() -> {
+            transport.tellWhenTaken();
+            return null;
+        });
+        assertEquals(Connection.WritesTaken.INSTANCE, connection.receiveMessage(), "nothing waits: told at once");
+
+        // More than the client's socket and ours hold while it reads nothing: the rest waits in Netty's buffer.
+        var big = ByteString.fromArray(new byte[8 * 1024 * 1024]);
+        long waiting = onLoop(() -> {
+            transport.write(big);
+            transport.tellWhenTaken();
+            transport.tellWhenTaken();
+            return transport.bufferedBytes();
+        });
+        assertTrue(waiting > 0, "the socket has not taken it all");
+        connection.expectNoMessage(QUIET);
+        assertEquals(big.size(), readExactly(client.getInputStream(), big.size()).length);
+        assertEquals(Connection.WritesTaken.INSTANCE, connection.receiveMessage(), "told once it was taken");
+        connection.expectNoMessage(QUIET);
+    }
+
+    @Test
     void aCloseSendsWhatWasWrittenThenEndsTheStreamAndTheClientsCloseEndsTheConnection() throws Exception {
         connect(false);
         onLoop(() -> {

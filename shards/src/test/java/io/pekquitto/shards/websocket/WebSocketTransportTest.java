@@ -114,6 +114,15 @@ class WebSocketTransportTest {
     }
 
     @Test
+    void theConnectionHearsOnceTheStreamTookWhatWasWritten() throws Exception {
+        transport.write(ByteString.fromString("a"));
+        transport.tellWhenTaken();
+        answer();  // the stream took every write: its call back, through the shard
+        assertEquals(Connection.WritesTaken.INSTANCE, connection.receiveMessage());
+        assertEquals(ByteString.fromString("a"), clientGets().orElseThrow());
+    }
+
+    @Test
     void readsArePulledOneChunkAtATimeAndReachTheConnection() throws Exception {
         transport.readMore();
         transport.readMore();  // one pull is out: a second would fail the queue
