@@ -2,6 +2,7 @@ package io.pekquitto.shards.connection;
 
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PubAck;
 import io.pekquitto.protocol.PubRec;
 import io.pekquitto.protocol.PubRel;
@@ -49,6 +50,8 @@ final class ClientRequests {
     private boolean closing;
     /** The DISCONNECT that goes out then; null for 3.1.1, which has none. */
     private Disconnect disconnect;
+    /** Whether the will is published then (not at a shutdown, for a session the store keeps). */
+    private boolean publishWill;
     /** A held packet could not be refused ({@link #writesFailed}): nothing held goes out any more. */
     private boolean stuck;
 
@@ -114,10 +117,12 @@ final class ClientRequests {
      * the gate holds of what it accepted go out before it, so a client told 0x93 still gets the PUBRECs of
      * the PUBLISHes it was within its rights to send. True if it ends now: nothing is held, or it was
      * closing already (a takeover, or the wait is over); else nothing more is read until {@link #written}
-     * says so. Either way {@link #disconnect()} is what goes out.
+     * says so. Either way {@link #disconnect()} is what goes out ({@code why} null: no Reason String).
      */
-    boolean closeAfterAcks(ReasonCode reason, String why) {
-        disconnect = state.version.hasProperties() ? new Disconnect(reason, state.inbound.problem(why)) : null;
+    boolean closeAfterAcks(ReasonCode reason, String why, boolean publishWillThen) {
+        var properties = why == null ? Properties.NONE : state.inbound.problem(why);
+        disconnect = state.version.hasProperties() ? new Disconnect(reason, properties) : null;
+        publishWill = publishWillThen;
         if (closing || stuck || state.gate == null || state.gate.isEmpty()) return true;
         closing = true;
         return false;
@@ -126,6 +131,11 @@ final class ClientRequests {
     /** The broker's DISCONNECT, once {@link #closeAfterAcks} was called; null for 3.1.1. */
     Disconnect disconnect() {
         return disconnect;
+    }
+
+    /** Whether the will is published as the connection ends, once {@link #closeAfterAcks} was called. */
+    boolean publishWill() {
+        return publishWill;
     }
 
     /** Closing once what is held has gone out ({@link #closeAfterAcks}). */

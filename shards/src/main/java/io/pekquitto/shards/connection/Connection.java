@@ -387,8 +387,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private Behavior<Command> onServerShuttingDown() {
         if (closed) return this;
         ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "by the broker, SERVER_SHUTTING_DOWN");
-        if (state.version.hasProperties()) writer.accept(new Disconnect(ReasonCode.SERVER_SHUTTING_DOWN, Properties.NONE));
-        return end(!sessionOutlivesBroker);
+        return closeAfterAcks(ReasonCode.SERVER_SHUTTING_DOWN, null, !sessionOutlivesBroker);
     }
 
     // ---- timers and parking
@@ -411,21 +410,22 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     // ---- ending
 
-    /**
-     * The server ends the connection: DISCONNECT with the reason (MQTT 5 only; 3.1.1 servers just
-     * close), and the will is published, as for any close not asked for by the client. What the gate
-     * holds of the client's acknowledgements goes out first ({@link ClientRequests#closeAfterAcks}).
-     */
+    /** The server ends the connection: DISCONNECT (MQTT 5; 3.1.1 just closes), and the will, as for any close the client did not ask for. */
     private Behavior<Command> disconnect(ReasonCode reason, String why) {
         ConnectionLog.disconnected(settings.connectionMessages(), state.identity, "by the broker, " + reason + ": " + why);
-        if (requests.closeAfterAcks(reason, why)) return closeNow();
+        return closeAfterAcks(reason, why, true);
+    }
+
+    /** What the gate holds of the client's acknowledgements goes out first ({@link ClientRequests#closeAfterAcks}). */
+    private Behavior<Command> closeAfterAcks(ReasonCode reason, String why, boolean publishWill) {
+        if (requests.closeAfterAcks(reason, why, publishWill)) return closeNow();
         timers.startSingleTimer(KeepAliveCheck.INSTANCE, ClientRequests.CLOSE_WAIT);  // read no more: Keep Alive is moot
         return this;
     }
 
     private Behavior<Command> closeNow() {  // the broker's DISCONNECT (none for 3.1.1), and the end
         if (requests.disconnect() != null) writer.accept(requests.disconnect());
-        return end(true);
+        return end(requests.publishWill());
     }
 
     /** The network connection ends: the will if due, the session back to the shard, the socket closed. */

@@ -96,6 +96,21 @@ class ConnectionCloseTest {
     }
 
     @Test
+    void aShutdownsDisconnectWaitsForTheAcknowledgementsToo() {
+        sendQos2(2);
+        expectRoutes(2);
+        shard.expectMessageClass(ShardRequest.ResumeReading.class);  // the chunk is read
+        connection.tell(Connection.ServerShuttingDown.INSTANCE);
+        shard.expectNoMessage(Duration.ofMillis(100));  // no Release yet
+        assertFalse(transport.closed.get());
+        connection.tell(new Connection.AcknowledgementsWritten(2));
+        transport.awaitClosed(testKit);
+        var packets = transport.awaitPackets(testKit, VERSION, 4);
+        assertEquals(2, assertInstanceOf(PubRec.class, packets.get(2)).packetId());
+        assertEquals(ReasonCode.SERVER_SHUTTING_DOWN, assertInstanceOf(Disconnect.class, packets.get(3)).reason());
+    }
+
+    @Test
     void aTakeoverWhileTheDisconnectWaitsEndsTheConnectionAtOnce() {
         sendQos2(4);
         expectRoutes(3);
