@@ -314,7 +314,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
      * Every connection actor has stopped, but a WebSocket's last bytes (its DISCONNECT 0x8B, its close
      * frame) are still on their way through its stream, which the actor system's end would cut: the broker
      * stops once every WebSocket listener's streams have ended (each gives its place back then), or at the
-     * drain timeout. A TCP socket's last write is with Pekko IO already.
+     * drain timeout. A TCP socket's last write is in the kernel's buffer already, flushed in its connection's turn.
      */
     private Behavior<Command> stopOnceWebSocketsEnded() {
         boolean ended = served.stream().filter(listener -> listener.settings().websocket().isPresent())

@@ -165,10 +165,10 @@ public final class SettingsReader {
     }
 
     /**
-     * {@code shards = auto}: one shard per two processors, at least one. A shard's traffic costs about
-     * two threads' work, its own and Pekko IO's for its sockets (selectors, reads, writes), so a shard
-     * per processor makes them compete: measured on 2 cores, one shard beat two in every scenario
-     * (BENCHMARKS.md). Hosts with more cores were not measured.
+     * {@code shards = auto}: one shard per two processors, at least one, leaving a processor per shard
+     * for the kernel's side of its sockets, the listeners and the store: measured on 2 cores, one shard
+     * beat two in throughput, on Pekko IO and again on Netty (BENCHMARKS.md). Hosts with more cores were
+     * not measured.
      */
     static int autoShards(int processors) {
         return Math.max(1, processors / 2);

@@ -10,7 +10,7 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * One WebSocket connection as its {@link Connection} sees it, over a {@link WebSocketStream}: reads one
- * chunk per {@link #readMore()}, as {@code tcp.SocketTransport} does; each write goes to the stream's
+ * chunk per {@link #readMore()}, as {@code transport.ChannelTransport} does; each write goes to the stream's
  * bounded queue at once (a binary message each), and when the queue is full what the connection writes
  * is concatenated until the stream has room. The stream answers on its own threads; its answers come
  * back through the shard's {@link ShardWebSockets}, so every method here runs on the shard's thread.
