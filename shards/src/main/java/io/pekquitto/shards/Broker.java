@@ -133,18 +133,34 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     }
 
     /**
+     * How long an idle shard's loop keeps looking for work before it sleeps: a client's round trip on
+     * loopback comes within it.
+     */
+    static final Duration SPIN = Duration.ofNanos(100_000);
+
+    /**
      * One single-thread dispatcher per shard (docs/architecture.md, Threading), each a Netty event loop
-     * ({@link ShardLoopConfigurator}) that also serves the sockets of the shard's connections. {@code
-     * throughput} lets a shard handle a burst of messages per actor before switching, which batches work
-     * on a busy shard.
+     * ({@link ShardLoopConfigurator}) that also serves the sockets of the shard's connections, spinning
+     * {@link #spinFor} before it sleeps. {@code throughput} lets a shard handle a burst of messages per
+     * actor before switching, which batches work on a busy shard.
      */
     public static Config dispatcherConfig(int shards) {
+        var spin = spinFor(shards, Runtime.getRuntime().availableProcessors());
         var text = new StringBuilder();
         for (int i = 0; i < shards; i++) {
             text.append(dispatcherPath(i)).append(" { type = Dispatcher, executor = \"")
-                    .append(ShardLoopConfigurator.class.getName()).append("\", throughput = 64 }\n");
+                    .append(ShardLoopConfigurator.class.getName()).append("\", spin = ").append(spin.toNanos())
+                    .append("ns, throughput = 64 }\n");
         }
         return ConfigFactory.parseString(text.toString());
+    }
+
+    /**
+     * {@link #SPIN} while every shard has a second processor (as {@code shards = auto} leaves it); none
+     * when shards crowd the processors, where a spinning thread takes the time another one needs.
+     */
+    static Duration spinFor(int shards, int processors) {
+        return 2 * shards <= processors ? SPIN : Duration.ZERO;
     }
 
     /**

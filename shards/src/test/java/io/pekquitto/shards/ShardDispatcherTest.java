@@ -42,6 +42,14 @@ class ShardDispatcherTest {
     }
 
     @Test
+    void shardsSpinBeforeTheySleepOnlyWhenEachHasASecondProcessor() {
+        assertEquals(Broker.SPIN, Broker.spinFor(1, 2), "shards = auto on 2 cores");
+        assertEquals(Broker.SPIN, Broker.spinFor(4, 8));
+        assertEquals(java.time.Duration.ZERO, Broker.spinFor(2, 2), "two shards on 2 cores: spinning takes another thread's time");
+        assertEquals(java.time.Duration.ZERO, Broker.spinFor(1, 1));
+    }
+
+    @Test
     void everyShardGetsItsOwnOneThreadDispatcher() {
         var config = Broker.dispatcherConfig(3);
         for (int i = 0; i < 3; i++) {

@@ -19,8 +19,12 @@ import org.apache.pekko.dispatch.MonitorableThreadFactory;
  * are tasks of the same loop: a connection's bytes reach it without crossing a thread.
  */
 public final class ShardLoopConfigurator extends ExecutorServiceConfigurator {
+    /** How long the loop spins before it sleeps ({@link SpinThenSleep}): the dispatcher's {@code spin}, 0 if none. */
+    private final long spinNanos;
+
     public ShardLoopConfigurator(Config config, DispatcherPrerequisites prerequisites) {
         super(config, prerequisites);
+        this.spinNanos = config.hasPath("spin") ? config.getDuration("spin", TimeUnit.NANOSECONDS) : 0;
     }
 
     @Override
@@ -28,12 +32,15 @@ public final class ShardLoopConfigurator extends ExecutorServiceConfigurator {
         // As Pekko's own configurators do: the dispatcher's id in the thread's name, for thread dumps.
         var named = threadFactory instanceof MonitorableThreadFactory monitorable
                 ? monitorable.withName(monitorable.name() + "-" + id) : threadFactory;
-        return () -> loopExecutor(named);
+        return () -> loopExecutor(named, spinNanos);
     }
 
-    /** One event loop of this process's {@link SocketKind}, on a thread from {@code threadFactory}, as an executor. */
-    static ExecutorService loopExecutor(ThreadFactory threadFactory) {
-        return new LoopExecutor(new MultiThreadIoEventLoopGroup(1, threadFactory, SocketKind.chosen().handlerFactory()));
+    /**
+     * One event loop of this process's {@link SocketKind}, on a thread from {@code threadFactory}, that spins
+     * {@code spinNanos} before it sleeps, as an executor.
+     */
+    static ExecutorService loopExecutor(ThreadFactory threadFactory, long spinNanos) {
+        return new LoopExecutor(new MultiThreadIoEventLoopGroup(1, threadFactory, SocketKind.chosen().handlerFactory(spinNanos)));
     }
 
     /** The one loop as the executor Pekko asks for: its shutdown ends the loop, and closes its sockets. */

@@ -1,12 +1,14 @@
 package io.pekquitto.shards.transport;
 
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.Locale;
 
 /**
@@ -42,6 +44,14 @@ public enum SocketKind {
 
     IoHandlerFactory handlerFactory() {
         return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    }
+
+    /** A loop that spins {@code spinNanos} (see {@link SpinThenSleep}) before it sleeps; 0 sleeps at once. */
+    IoHandlerFactory handlerFactory(long spinNanos) {
+        if (spinNanos <= 0) return handlerFactory();
+        SelectStrategyFactory spinning = () -> new SpinThenSleep(spinNanos, System::nanoTime);
+        return this == EPOLL ? EpollIoHandler.newFactory(0, spinning)
+                : NioIoHandler.newFactory(SelectorProvider.provider(), spinning);
     }
 
     ServerChannel newServerChannel() {

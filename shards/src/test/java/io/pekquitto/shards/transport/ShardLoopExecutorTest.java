@@ -19,7 +19,7 @@ class ShardLoopExecutorTest {
             var thread = new Thread(runnable, "test-shard-loop");
             thread.setUncaughtExceptionHandler((t, failure) -> handled.complete(failure));
             return thread;
-        });
+        }, 0);
         try {
             var first = new CompletableFuture<Thread>();
             executor.execute(() -> {
