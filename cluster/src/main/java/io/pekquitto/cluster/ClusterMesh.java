@@ -29,7 +29,8 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * Pekko's receptionist, which in a cluster is the cluster's (Distributed Data), and tells this node's shards
  * which shards of other nodes are listed now ({@link Shard.PeersChanged}: joined, and gone once their node
  * was removed, and whether it left or was lost: {@link Departures}). A shard of a node only unreachable stays
- * listed: the node may come back, its clients still connected. A shard of another node is numbered here by its
+ * listed: the node may come back, its clients still connected; one of a node that left and turned unreachable is
+ * gone at once (it does not come back, and it handed its sessions on before it left). A shard of another node is numbered here by its
  * node's address and its index there ({@link MeshPeers#remoteId}), as the serializer numbers the sender of what
  * it reads. A node that leaves lists its shards as leaving too ({@link #LEAVING}): every node takes up a ring of homes
  * without them, and the leaving node's shards hand their sessions on ({@link Leave}).
@@ -58,6 +59,8 @@ public final class ClusterMesh {
 
     private record MemberChanged(ClusterEvent.MemberEvent event) implements Command {}
 
+    private record ReachabilityChanged(ClusterEvent.ReachabilityEvent event) implements Command {}
+
     private enum LookForBroker implements Command { INSTANCE }
 
     /** Whether every member Up is listed now, until the first ring is told. */
@@ -67,6 +70,14 @@ public final class ClusterMesh {
     private final MeshPeers peers;
     /** The remote shards listed now, by id. */
     private final Map<Integer, ActorRef<ShardMessage>> listed = new HashMap<>();
+    /** The receptionist's last listing of every node's shards, reachable or not. */
+    private Set<ActorRef<ShardMessage>> lastListing = Set.of();
+    /**
+     * Nodes that left (Leaving or Exiting) and are unreachable: gone, though not removed yet. Such a node handed its
+     * sessions on before it left and stops right after; until the others remove it (seconds, or longer while the
+     * cluster settles a new member), a claim or a crossing that waited for its shards would wait for nothing.
+     */
+    private final Set<String> departed = new HashSet<>();
     /** Whether the shards were told of the other nodes' shards once: until then they order no claim. */
     private boolean told;
     private final Departures departures = new Departures();
@@ -107,9 +118,13 @@ public final class ClusterMesh {
         receptionist.tell(Receptionist.subscribe(LEAVING, adapter));
         Cluster.get(context.getSystem()).subscriptions().tell(Subscribe.create(
                 context.messageAdapter(ClusterEvent.MemberEvent.class, MemberChanged::new), ClusterEvent.MemberEvent.class));
+        Cluster.get(context.getSystem()).subscriptions().tell(Subscribe.create(
+                context.messageAdapter(ClusterEvent.ReachabilityEvent.class, ReachabilityChanged::new),
+                ClusterEvent.ReachabilityEvent.class));
         return Behaviors.withTimers(timers -> Behaviors.receive(Command.class)
                 .onMessage(Listed.class, this::onListed)
                 .onMessage(MemberChanged.class, this::onMemberChanged)
+                .onMessage(ReachabilityChanged.class, this::onReachabilityChanged)
                 .onMessage(Leave.class, this::onLeave)
                 .onMessage(LeavingListed.class, this::onLeavingListed)
                 .onMessage(ShardEvacuated.class, this::onShardEvacuated)
@@ -222,12 +237,24 @@ public final class ClusterMesh {
         if (event instanceof ClusterEvent.MemberLeft || event instanceof ClusterEvent.MemberExited) departures.leaving(node);
         if (event instanceof ClusterEvent.MemberDowned) departures.downed(node);
         if (event instanceof ClusterEvent.MemberJoined) departures.joined(node);
+        if (event instanceof ClusterEvent.MemberRemoved) departed.remove(node);  // a new incarnation may join there
+        return Behaviors.same();
+    }
+
+    /** A node that left and turns unreachable is gone now, as it would be once removed. */
+    private Behavior<Command> onReachabilityChanged(ReachabilityChanged changed) {
+        var member = changed.event().member();
+        boolean left = member.status() == MemberStatus.leaving() || member.status() == MemberStatus.exiting();
+        if (!(changed.event() instanceof ClusterEvent.UnreachableMember) || !left) return Behaviors.same();
+        if (departed.add(member.address().hostPort())) onListed(new Listed(lastListing));
         return Behaviors.same();
     }
 
     private Behavior<Command> onListed(Listed listing) {
+        lastListing = listing.shards();
         var now = new HashMap<Integer, ActorRef<ShardMessage>>();
         for (var shard : listing.shards()) {
+            if (departed.contains(shard.path().address().hostPort())) continue;
             int id = idOf(shard);
             if (id >= 0 && !peers.isLocal(id)) now.put(id, shard);
         }
