@@ -25,6 +25,11 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class ShardChannels {
     /** Where TLS handshakes' slow steps run (the engine's delegated tasks): not on the shard's thread. */
     private final Executor delegatedTasks;
+    /**
+     * The TLVs a PROXY v2 header may carry (a balancer's extras: TLS details, a connection id): with its
+     * addresses at most 1,000 bytes, as the hand-written decoder allowed, not the 64 KiB its length field could say.
+     */
+    private static final int PROXY_TLV_BYTES = 768;
     private final Set<ChannelTransport> open = new HashSet<>();
     /** The shard's loop, as the channels' {@link EventLoop}: where they register, as Netty's own acceptor does. */
     private EventLoop loop;
@@ -66,7 +71,7 @@ public final class ShardChannels {
         }
         var transport = new ChannelTransport(channel, connection, listener.connections(), this, tlsHandler,
                 tls.map(ListenerTls::certificateNameAsUsername).orElse(false), remote);
-        if (listener.expectsProxyHeader()) channel.pipeline().addLast(new ProxyHeaderStart(), new HAProxyMessageDecoder());
+        if (listener.expectsProxyHeader()) channel.pipeline().addLast(new ProxyHeaderStart(), new HAProxyMessageDecoder(PROXY_TLV_BYTES));
         if (tlsHandler != null) channel.pipeline().addLast(tlsHandler);
         channel.pipeline().addLast(transport);
         open.add(transport);
