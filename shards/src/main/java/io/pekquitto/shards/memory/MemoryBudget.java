@@ -43,6 +43,15 @@ public final class MemoryBudget {
     private int sessions;
     /** Clients holding any byte now: the fair share is the budget divided among them. */
     private int holders;
+    /**
+     * Whether a client holding {@code clientHolds} bytes holds no message: fewer than any message costs, so
+     * only acknowledgements or a SUBACK waiting for its socket. Those go out in the turn that routes a
+     * client's own message back to it; counted as holding, they would keep it from the reserve.
+     */
+    public static boolean holdsNoMessage(long clientHolds) {
+        return clientHolds < MESSAGE_OVERHEAD;
+    }
+
     /** How often a client was turned away for want of room in the budget (not its share): the shard is full. */
     private long turnedAway;
     private long dropped;
@@ -95,7 +104,7 @@ public final class MemoryBudget {
 
     /**
      * Whether a client holding {@code clientHolds} may take {@code bytes} more. Within its share (a client
-     * that holds nothing may take one message however large, or it could never get one), and:
+     * that holds nothing ({@link #holdsNoMessage}) may take one message however large, or it could never get one), and:
      * <ul>
      *   <li>up to the high-water mark (nine tenths of the budget), any client;
      *   <li>past it, up to the budget, a client within its fair share ({@link #fairShare()}): those that
@@ -105,11 +114,12 @@ public final class MemoryBudget {
      * </ul>
      */
     public boolean mayTake(long clientHolds, long bytes) {
-        if (share > 0 && clientHolds > 0 && clientHolds + bytes > share) return false;
+        boolean holdsNothing = holdsNoMessage(clientHolds);
+        if (share > 0 && !holdsNothing && clientHolds + bytes > share) return false;
         if (limit == 0) return true;
         long after = used() + bytes;
         if (after <= highWater()) return true;
-        boolean room = clientHolds == 0 ? after <= limit + limit / 10 : clientHolds + bytes <= fairShare() && after <= limit;
+        boolean room = holdsNothing ? after <= limit + limit / 10 : clientHolds + bytes <= fairShare() && after <= limit;
         if (!room && counts) turnedAway++;
         return room;
     }

@@ -240,7 +240,7 @@ public final class Session {
             while (true) {
                 if (kept != null && queue.needsReading(kept.window()) && kept.journal.readable()) {
                     long holds = held();  // one at least for a client that holds nothing: it reads, so it gets the next
-                    readSpilled(queue.toReadBack(kept.window(), memory.roomFor(holds), holds == 0));
+                    readSpilled(queue.toReadBack(kept.window(), memory.roomFor(holds), MemoryBudget.holdsNoMessage(holds)));
                 }
                 var next = queue.peek();
                 if (next == null) return;
@@ -251,7 +251,7 @@ public final class Session {
                     continue;
                 }
                 int size = message.payload().length();
-                if (waiting > 0 && !memory.mayTake(waiting, size)) return;
+                if (!MemoryBudget.holdsNoMessage(waiting) && !memory.mayTake(waiting, size)) return;
                 boolean qos0 = message.qos() == QoS.AT_MOST_ONCE;
                 if (!qos0 && inflight.size() >= receiveMaximum) return;
                 queue.poll();

@@ -49,7 +49,7 @@ class MemoryBudgetTest {
     @Test
     void aClientThatHoldsNothingMayTakeOneMessageLargerThanItsShare() {
         assertTrue(budget.mayTake(0, 500_000), "else it could never get a message that large");
-        assertFalse(budget.mayTake(1, 500_000));
+        assertFalse(budget.mayTake(MemoryBudget.MESSAGE_OVERHEAD, 500_000));
     }
 
     @Test
@@ -65,9 +65,17 @@ class MemoryBudgetTest {
     @Test
     void aClientThatHoldsNothingTakesOneMessageFromAReserveOfATenthPastTheBudget() {
         budget.held(0, 990_000);
-        assertFalse(budget.mayTake(10, 20_000), "a client holding something waits: it would pass the budget");
+        assertFalse(budget.mayTake(MemoryBudget.MESSAGE_OVERHEAD, 20_000), "a client holding a message waits: it would pass the budget");
         assertTrue(budget.mayTake(0, 60_000), "one that holds nothing is served: it reads, or it is new");
         assertFalse(budget.mayTake(0, 160_000), "within the reserve");
+    }
+
+    @Test
+    void aClientWithOnlyAcknowledgementsWaitingForItsSocketHoldsNoMessage() {
+        assertTrue(budget.mayTake(MemoryBudget.MESSAGE_OVERHEAD - 1, 500_000), "it may take one message past its share");
+        budget.held(0, 990_000);
+        assertTrue(budget.mayTake(4, 60_000), "its PUBACK, written in the turn that routed its own message back to it");
+        assertFalse(budget.mayTake(MemoryBudget.MESSAGE_OVERHEAD, 60_000), "what any message costs is a message");
     }
 
     @Test
