@@ -2,14 +2,15 @@ package io.pekquitto.shards;
 
 import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
-import io.pekquitto.shards.connection.ParkedKeepAlives;
+import io.pekquitto.shards.connection.ConnectionDeadlines;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * A shard's parked connections, as the shard sees them: counted for {@link ShardCounts}, and their Keep
- * Alive watched by one queue and one timer ({@link ParkedKeepAlives}) instead of an actor and a timer
- * each. A connection past its deadline is told to check its Keep Alive, which resumes it to disconnect.
+ * A shard's connections without an actor, as the shard sees them: parked ones, counted for
+ * {@link ShardCounts}, and those still waiting for their CONNECT; their deadlines (Keep Alive, connect
+ * timeout) watched by one queue and one timer ({@link ConnectionDeadlines}) instead of a timer each. A
+ * connection past its deadline is told {@link Connection.DeadlineCheck}: a parked one resumes to disconnect.
  */
 final class ParkedConnections {
     /** Sets the shard's one timer for parked connections; a later call replaces the earlier. */
@@ -17,7 +18,7 @@ final class ParkedConnections {
         void startAfter(Duration delay);
     }
 
-    private final ParkedKeepAlives keepAlives = new ParkedKeepAlives();
+    private final ConnectionDeadlines deadlines = new ConnectionDeadlines();
     private final ShardCounts counts;
     private final Timer timer;
     private final LongSupplier clock;
@@ -30,21 +31,26 @@ final class ParkedConnections {
 
     void parked(int shard, ConnectionRef connection) {
         counts.parked().incrementAndGet(shard);
-        if (keepAlives.add(connection)) startTimer();
+        if (deadlines.add(connection)) startTimer();
+    }
+
+    /** A new connection: its connect timeout runs from now. */
+    void awaitConnect(ConnectionRef connection) {
+        if (deadlines.add(connection)) startTimer();
     }
 
     void resumed(int shard) {
         counts.parked().decrementAndGet(shard);
     }
 
-    /** The timer fired: connections past their Keep Alive deadline find out ([MQTT-3.1.2-24]). */
-    void checkKeepAlives() {
-        keepAlives.due(clock.getAsLong()).forEach(connection -> connection.tell(Connection.KeepAliveCheck.INSTANCE));
+    /** The timer fired: connections past their deadline find out ([MQTT-3.1.2-24] for a Keep Alive). */
+    void checkDeadlines() {
+        deadlines.due(clock.getAsLong()).forEach(connection -> connection.tell(Connection.DeadlineCheck.INSTANCE));
         startTimer();
     }
 
     private void startTimer() {
-        long next = keepAlives.nextDeadline();
+        long next = deadlines.nextDeadline();
         if (next != Long.MAX_VALUE) timer.startAfter(Duration.ofNanos(Math.max(0, next - clock.getAsLong())));
     }
 }

@@ -108,11 +108,11 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     record ConnectionStopped(ConnectionRef connection, ActorRef<Connection.Command> actor) implements Command {}
 
-    /** A parked connection was told something: spawn its actor. */
+    /** A parked connection was told something, or one's CONNECT is whole: spawn its actor. */
     private record ResumeParked(ConnectionRef connection) implements Command {}
 
-    /** The earliest Keep Alive deadline of a parked connection has come. */
-    private enum ParkedKeepAliveCheck implements Command { INSTANCE }
+    /** The earliest deadline of a connection without an actor has come. */
+    private enum DeadlineCheck implements Command { INSTANCE }
 
     /** A session's expiry timer ({@link ShardSessions}). */
     record SessionExpiryCheck(String clientId, long generation) implements Command {}
@@ -193,9 +193,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
-        this.connections = new ShardConnections(context, environment, this::resume);
         this.retained = new RetainedMessages(settings.retainAvailable(), environment.memory(), settings.shards());
-        this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(ParkedKeepAliveCheck.INSTANCE, delay), clock);
+        this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(DeadlineCheck.INSTANCE, delay), clock);
+        this.connections = new ShardConnections(context, environment, this::resume, parked);
         this.sessions = new Sessions<>(this::newSession, persistence.journal(), environment.memory(), mesh::isRemote,
                 MeshPeers.sessionBytes(settings.maxPacketSize()));
         this.router = new Router(sessions, draining, routes, retained, mesh, persistence, this::scheduleFlush);
@@ -235,6 +235,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(ShardRequest.Release.class, this::onRelease)
                 .onMessage(ShardRequest.Bounce.class, bounce -> onBounce(bounce.connection(), bounce.message()))
                 .onMessage(ShardRequest.Drained.class, drained -> finishDraining(drained.connection()))
+                .onMessage(ShardRequest.EndedBeforeConnect.class, ended -> connections.endedBeforeConnect(ended.connection()) ? connectionGone() : this)
                 .onMessage(Forward.class, this::onForward)
                 .onMessage(ForwardAck.class, this::onForwardAck)
                 .onMessage(Control.class, control -> same(() -> controlPlane.receive(control.from(), control.message())))
@@ -246,7 +247,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(GetFigures.class, this::onGetFigures)
                 .onMessage(ShardRequest.Parked.class, parked -> same(() -> this.parked.parked(mesh.index(), parked.connection())))
                 .onMessage(ResumeParked.class, this::onResumeParked)
-                .onMessageEquals(ParkedKeepAliveCheck.INSTANCE, () -> same(parked::checkKeepAlives))
+                .onMessageEquals(DeadlineCheck.INSTANCE, () -> same(parked::checkDeadlines))
                 .onMessage(SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
                 .onMessage(WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
                 .onMessage(BatchWritten.class, written -> same(() -> turns.written(written.batch())))
@@ -294,14 +295,13 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    /** A parked connection was told something, maybe in another actor's turn: it is resumed in the shard's. */
+    /** A connection without an actor needs one, maybe in another actor's turn: it is spawned in the shard's. */
     private void resume(ConnectionRef connection) {
         getContext().getSelf().tell(new ResumeParked(connection));
     }
 
     private Behavior<ShardMessage> onResumeParked(ResumeParked resume) {
-        if (resume.connection().parked() == null) return this;
-        parked.resumed(mesh.index());
+        if (resume.connection().parked() != null) parked.resumed(mesh.index());
         connections.resume(resume.connection());
         return this;
     }
@@ -364,7 +364,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Behavior<ShardMessage> onShutDown(ShutDown shutDown) {
-        shutdown.start(shutDown.replyTo(), getContext().getChildren(), sessions.connections());
+        shutdown.start(shutDown.replyTo(), getContext().getChildren(), sessions.connections(), connections.awaitingConnect());
         shutdown.connectionGone(mesh.index(), counts.connections().get(mesh.index()));  // none to wait for
         return this;
     }

@@ -21,8 +21,12 @@ final class ShardShutdown {
         return replyTo != null;
     }
 
-    /** Tells every connection: the shard's connection actors, and the parked connections among {@code attached}. */
-    void start(ActorRef<Broker.Command> replyTo, Iterable<ActorRef<Void>> children, List<ConnectionRef> attached) {
+    /**
+     * Tells every connection: the shard's connection actors, the parked connections among {@code attached},
+     * and those still waiting for their CONNECT, which have neither actor nor session.
+     */
+    void start(ActorRef<Broker.Command> replyTo, Iterable<ActorRef<Void>> children, List<ConnectionRef> attached,
+               List<ConnectionRef> awaitingConnect) {
         this.replyTo = replyTo;
         for (var child : children) {
             if (child.path().name().startsWith(CONNECTION_PREFIX)) {
@@ -32,6 +36,7 @@ final class ShardShutdown {
         for (var connection : attached) {
             if (connection.parked() != null) connection.tell(Connection.ServerShuttingDown.INSTANCE);
         }
+        awaitingConnect.forEach(connection -> connection.tell(Connection.ServerShuttingDown.INSTANCE));
     }
 
     /** A connection has stopped or been refused; reports the shard drained once {@code connectionsLeft} is 0. */

@@ -18,7 +18,6 @@ import io.pekquitto.protocol.UnsubAck;
 import io.pekquitto.protocol.Unsubscribe;
 import io.pekquitto.protocol.codec.PacketReader;
 import io.pekquitto.shards.connection.DeliveryWindow.Congestion;
-import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.settings.BrokerSettings;
@@ -41,7 +40,7 @@ import org.apache.pekko.util.ByteString;
  * asks its shard ({@link ShardRequest}, through {@link ClientRequests}) to route and subscribe, and writes
  * what the rules answer. The rules live in plain classes it owns: {@link KeepAlive}, {@link InboundPublish},
  * {@link SubscribeChecks}, {@link DeliveryWindow}, {@link OutboundGate}, {@link PacketWriter}, {@link SlowClient}.
- * Before the CONNACK, {@link ConnectionHandshake} serves it; this actor starts from the {@link Established} it hands over.
+ * {@link PreConnect} (no actor), then {@link ConnectionHandshake} serve it until the CONNACK; it starts from their {@link Established}.
  *
  * <p>A connection that has been quiet for {@code parking.idle-grace} parks: its actor stops and its
  * {@link ConnectionRef} keeps the {@link Established} state; the next command resumes it in a new actor
@@ -52,7 +51,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     public sealed interface Command {}
 
-    /** From the transport: it is ready; bytes follow. */
+    /** From the transport: it is ready; bytes follow (to the {@link PreConnect} first). */
     public record TransportReady(Transport transport) implements Command {}
 
     /** From the transport: the next chunk read from the socket. */
@@ -91,10 +90,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: the broker is shutting down; a parked connection is resumed to hear it. */
     public enum ServerShuttingDown implements Command { INSTANCE }
 
-    /** Is the Keep Alive over? From the connection's timer, or from the shard for a parked connection; or a close's wait. */
-    public enum KeepAliveCheck implements Command { INSTANCE }
-
-    enum ConnectTimeout implements Command { INSTANCE }
+    /**
+     * Is a deadline over? From the shard for a connection without an actor (the connect timeout, a parked
+     * one's Keep Alive: {@link ConnectionDeadlines}); from the connection's timer for the Keep Alive, or a close's wait.
+     */
+    public enum DeadlineCheck implements Command { INSTANCE }
 
     /** The timers of {@link SlowClient}: a congestion that lasts; the memory check; a BUSY client stalled? */
     enum SlowClientTimer implements Command { CONGESTION_TIMEOUT, MEMORY_CHECK, AVAILABILITY_CHECK }
@@ -134,11 +134,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** A persistent session kept in a durable store: it is there again after a restart. */
     private final boolean sessionOutlivesBroker;
 
-    /** A new connection accepted by {@code listener}: the handshake first ({@link ConnectionHandshake}). */
-    public static Behavior<Command> create(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
-                                           Listener listener) {
+    /** The actor of a connection whose CONNECT is whole ({@link PreConnect}): the handshake first ({@link ConnectionHandshake}). */
+    public static Behavior<Command> afterConnect(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self) {
+        var read = self.preConnect();  // taken now: the ref lets go of it once the actor is spawned
         return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new ConnectionHandshake(context, timers, environment, shard, self, listener)));
+                timers -> new ConnectionHandshake(context, timers, environment, shard, self, read).onConnect()));
     }
 
     /** A parked connection that is told something: it goes on where it parked, and the command follows. */
@@ -192,7 +192,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == TakenOver.INSTANCE) return closed ? this : disconnect(ReasonCode.SESSION_TAKEN_OVER, TAKEN_OVER);
         if (command == ServerShuttingDown.INSTANCE) return onServerShuttingDown();
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
-        if (command == KeepAliveCheck.INSTANCE) return onKeepAliveCheck();
+        if (command == DeadlineCheck.INSTANCE) return onDeadlineCheck();
         if (command == IdleCheck.INSTANCE) return onIdleCheck();
         if (command == WritesTaken.INSTANCE) return afterEvent();
         if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, state.isQuiet(packets) && deliveries.isQuiet()) ? Behaviors.stopped() : this;
@@ -219,7 +219,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     private void startTimers() {
         var keepAlive = state.keepAlive;
-        if (keepAlive.isEnabled()) timers.startSingleTimer(KeepAliveCheck.INSTANCE, keepAlive.untilExpiry(clock.getAsLong()));
+        if (keepAlive.isEnabled()) timers.startSingleTimer(DeadlineCheck.INSTANCE, keepAlive.untilExpiry(clock.getAsLong()));
         parking.start();
     }
 
@@ -392,12 +392,12 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
 
     // ---- timers and parking
 
-    private Behavior<Command> onKeepAliveCheck() {
+    private Behavior<Command> onDeadlineCheck() {
         if (!closed && requests.isClosing()) return closeNow();  // its wait for the acknowledgements is over
         if (closed || !state.keepAlive.isEnabled()) return this;
         var left = state.keepAlive.untilExpiry(clock.getAsLong());
         if (left.isNegative() || left.isZero()) return disconnect(ReasonCode.KEEP_ALIVE_TIMEOUT, "no packet within 1.5 times the keep alive");
-        timers.startSingleTimer(KeepAliveCheck.INSTANCE, left);
+        timers.startSingleTimer(DeadlineCheck.INSTANCE, left);
         return this;
     }
 
@@ -419,7 +419,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** What the gate holds of the client's acknowledgements goes out first ({@link ClientRequests#closeAfterAcks}). */
     private Behavior<Command> closeAfterAcks(ReasonCode reason, String why, boolean publishWill) {
         if (requests.closeAfterAcks(reason, why, publishWill)) return closeNow();
-        timers.startSingleTimer(KeepAliveCheck.INSTANCE, ClientRequests.CLOSE_WAIT);  // read no more: Keep Alive is moot
+        timers.startSingleTimer(DeadlineCheck.INSTANCE, ClientRequests.CLOSE_WAIT);  // read no more: Keep Alive is moot
         return this;
     }
 

@@ -6,11 +6,9 @@ import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.auth.Credentials;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Connect;
-import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
-import io.pekquitto.protocol.codec.PacketReader;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.util.Optional;
@@ -24,17 +22,17 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * A connection until its CONNACK: the CONNECT, its negotiation ({@link ConnectNegotiation}), its
- * authentication and the ACL check of its will, and the wait for the session while the shard claims
- * it. Once the shard answers {@link Connection.Attached}, the same actor goes on as a
- * {@link Connection}. A connection closed while attaching stays until the
+ * A connection from its whole CONNECT ({@link PreConnect} read it, with no actor) to its CONNACK: the
+ * CONNECT's negotiation ({@link ConnectNegotiation}), its authentication and the ACL check of its will,
+ * and the wait for the session while the shard claims it. Once the shard answers {@link Connection.Attached},
+ * the same actor goes on as a {@link Connection}. A connection closed while attaching stays until the
  * shard answers: with the session, which then goes straight back, or with
  * {@link Connection.TakenOver}, and then there is none.
  */
 final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
 
     /** {@code SHUT_DOWN_WHILE_ATTACHING}: closed because the broker shuts down, no will for a session that outlives it. */
-    private enum Phase { AWAITING_CONNECT, ATTACHING, CLOSED_WHILE_ATTACHING, SHUT_DOWN_WHILE_ATTACHING }
+    private enum Phase { CONNECTING, ATTACHING, CLOSED_WHILE_ATTACHING, SHUT_DOWN_WHILE_ATTACHING }
 
     private final ShardEnvironment environment;
     private final BrokerSettings settings;
@@ -45,12 +43,12 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private final TimerScheduler<Connection.Command> timers;
     /** For the connect-to-CONNACK time. */
     private final long acceptedAt;
-
-    private Transport transport;
-    private PacketSource packets;
-    private PacketWriter writer;
-    private Phase phase = Phase.AWAITING_CONNECT;
-    private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
+    private final Transport transport;
+    private final PacketSource packets;
+    private final PacketWriter writer;
+    private final Connect connect;
+    private Phase phase = Phase.CONNECTING;
+    private ProtocolVersion version;
     private ConnectNegotiation.Terms terms;
     private ClientIdentity identity;
     private boolean cleanStart;
@@ -59,17 +57,19 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private Optional<Will> will = Optional.empty();
 
     ConnectionHandshake(ActorContext<Connection.Command> context, TimerScheduler<Connection.Command> timers,
-                        ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
-                        Listener listener) {
+                        ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self, PreConnect read) {
         super(context);
         this.environment = environment;
         this.settings = environment.settings();
         this.shard = shard;
         this.self = self;
-        this.listener = listener;
+        this.listener = read.listener;
         this.timers = timers;
-        this.acceptedAt = environment.clock().getAsLong();
-        timers.startSingleTimer(Connection.ConnectTimeout.INSTANCE, settings.connectTimeout());
+        this.acceptedAt = read.acceptedAt;
+        this.transport = read.transport;
+        this.packets = read.packets;
+        this.writer = read.writer;
+        this.connect = read.connect;
     }
 
     @Override
@@ -79,53 +79,16 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Connection.Command> onCommand(Connection.Command command) {
-        if (command instanceof Connection.TransportReady ready) return onTransportReady(ready);
-        if (command instanceof Connection.BytesReceived received) return onBytesReceived(received);
         if (command instanceof Connection.Attached attached) return onAttached(attached);
         if (command instanceof Connection.Refused refused) return onRefused(refused);
         if (command instanceof Connection.TransportClosed closed) return onTransportClosed(closed);
-        if (command == Connection.TakenOver.INSTANCE) return onTakenOver();
+        if (command == Connection.TakenOver.INSTANCE) return closeNow();
         if (command == Connection.ServerShuttingDown.INSTANCE) return onServerShuttingDown();
-        return command == Connection.ConnectTimeout.INSTANCE ? onConnectTimeout() : Behaviors.unhandled();
+        return command instanceof Connection.BytesReceived ? this : Behaviors.unhandled();  // read before the CONNECT was whole
     }
 
-    private Behavior<Connection.Command> onTransportReady(Connection.TransportReady ready) {
-        transport = ready.transport();
-        packets = new PacketSource(PacketReader.forServer(settings.maxPacketSize(), settings.maxConnectSize()), transport,
-                environment.partialPackets());
-        writer = new PacketWriter(transport, environment.stats());
-        transport.readMore();
-        return this;
-    }
-
-    /** Reads up to the CONNECT; what follows it stays buffered until the connection is attached. */
-    private Behavior<Connection.Command> onBytesReceived(Connection.BytesReceived received) {
-        if (phase != Phase.AWAITING_CONNECT) return this;
-        environment.stats().bytesReceived(received.bytes().size());
-        packets.feed(received.bytes());
-        try {
-            // The first packet is CONNECT: the reader refuses any other at its first byte [MQTT-3.1.0-1].
-            var connect = (Connect) packets.poll();
-            if (connect != null) {
-                environment.stats().packetReceived();
-                return onConnect(connect);
-            }
-        } catch (MalformedPacketException e) {
-            return onMalformed(e);
-        }
-        transport.readMore();
-        return this;
-    }
-
-    private Behavior<Connection.Command> onMalformed(MalformedPacketException e) {
-        getContext().getLog().debug("[{}] {}: {}", transport.remoteAddress(), e.reason(), e.getMessage());
-        version = packets.version();
-        writer.version(version);
-        ConnectNegotiation.refusalOfMalformed(e.reason(), version).ifPresent(writer);
-        return closeNow();
-    }
-
-    private Behavior<Connection.Command> onConnect(Connect connect) {
+    /** The CONNECT: refused, or the shard asked for the client's session. */
+    Behavior<Connection.Command> onConnect() {
         version = connect.version();
         writer.version(version);
         var outcome = ConnectNegotiation.negotiate(connect, settings, listener);
@@ -152,7 +115,6 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
             environment.storeHealth().refused();
             return refuse(terms.clientId(), ReasonCode.QUOTA_EXCEEDED, "the store cannot write the persistent session");
         }
-        timers.cancel(Connection.ConnectTimeout.INSTANCE);
         phase = Phase.ATTACHING;
         cleanStart = connect.cleanStart();
         shard.tell(new ShardRequest.Attach(terms.clientId(), cleanStart, terms.sessionExpiryInterval(), self,
@@ -191,21 +153,16 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     }
 
     private Behavior<Connection.Command> onTransportClosed(Connection.TransportClosed closed) {
-        getContext().getLog().debug("[{}] connection lost before CONNACK: {}", remote(), closed.cause());
-        if (phase != Phase.ATTACHING) return phase == Phase.AWAITING_CONNECT ? closeNow() : this;
+        getContext().getLog().debug("[{}] connection lost before CONNACK: {}", transport.remoteAddress(), closed.cause());
+        if (phase != Phase.ATTACHING) return this;
         phase = Phase.CLOSED_WHILE_ATTACHING;  // the session is on its way; it goes straight back, will published
         writer.close();
         return this;
     }
 
-    /** [MQTT-3.1.4-3] another connection claimed the client id before this one got the session: there is none to give back. */
-    private Behavior<Connection.Command> onTakenOver() {
-        return phase == Phase.AWAITING_CONNECT ? this : closeNow();
-    }
-
     /** No CONNACK has gone out: the connection closes, and a session on its way goes straight back. */
     private Behavior<Connection.Command> onServerShuttingDown() {
-        if (phase == Phase.AWAITING_CONNECT) return closeNow();
+        if (phase == Phase.CONNECTING) return closeNow();
         if (phase == Phase.ATTACHING) {
             phase = Phase.SHUT_DOWN_WHILE_ATTACHING;
             writer.close();
@@ -213,25 +170,14 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         return this;
     }
 
-    private Behavior<Connection.Command> onConnectTimeout() {
-        if (phase != Phase.AWAITING_CONNECT) return this;
-        getContext().getLog().debug("no CONNECT from [{}] within [{}]", remote(), settings.connectTimeout());
-        return closeNow();
-    }
-
-    /** For the log: the client's address as the transport has it now (none before it is ready). */
-    private Object remote() {
-        return transport == null ? "?" : transport.remoteAddress();
-    }
-
     private Behavior<Connection.Command> closeNow() {
-        if (writer != null) writer.close();
+        writer.close();
         return Behaviors.stopped();
     }
 
     private Behavior<Connection.Command> onPostStop() {
-        if (transport != null) transport.close();
-        if (packets != null) packets.release();
+        transport.close();
+        packets.release();
         return this;
     }
 }

@@ -9,7 +9,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * The shard, its router and the socket tell the connection through it: a live connection gets the
  * command in its actor's mailbox; a parked one has no actor, so the command waits here while the shard
  * resumes it in a new actor made from its {@link Established} state, and neither the sender nor the
- * client can tell. It is the connection's identity in the shard's tables, which therefore do not change
+ * client can tell. Before its CONNECT is whole it has no actor either: a {@link PreConnect} serves it. It is the connection's identity in the shard's tables, which therefore do not change
  * when it parks or resumes.
  *
  * <p>Only the shard's thread uses it: the shard, its connection actors and its socket handler share
@@ -17,7 +17,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  */
 public final class ConnectionRef {
 
-    /** Asks the shard to resume a parked connection; the shard answers with {@link #resumed}. */
+    /** Asks the shard for an actor for a parked connection, or one whose CONNECT is whole; the shard answers with {@link #resumed}. */
     @FunctionalInterface
     public interface Resumer {
         void resume(ConnectionRef connection);
@@ -25,23 +25,35 @@ public final class ConnectionRef {
 
     private final Resumer resumer;
     private ActorRef<Connection.Command> actor;
+    /** Until its CONNECT is whole and its actor spawned: what serves it, with no actor. */
+    private PreConnect preConnect;
     private Established parked;
-    /** While the actor finishes parking, or while the shard resumes it: what was told meanwhile, in order. */
+    /** While the actor finishes parking, or while the shard spawns one: what was told meanwhile, in order. */
     private List<Connection.Command> held;
 
     public ConnectionRef(Resumer resumer) {
         this.resumer = resumer;
     }
 
-    /** The actor that serves this connection from now on: the first, spawned with it. */
+    /** The actor that serves this connection from now on: the first, spawned with it (an in-process client's; tests'). */
     public void bind(ActorRef<Connection.Command> actor) {
         this.actor = actor;
     }
 
-    /** Tells the connection; a parked one is resumed, and gets the command then. */
+    /** A new connection: served without an actor until its CONNECT is whole ({@link PreConnect}). */
+    public void awaitConnect(PreConnect handshake) {
+        this.preConnect = handshake;
+    }
+
+    /**
+     * Tells the connection; one before its CONNECT handles it at once, on the caller's turn; a parked one
+     * is resumed, and gets the command then.
+     */
     public void tell(Connection.Command command) {
         if (held != null) {
             held.add(command);
+        } else if (preConnect != null) {
+            preConnect.handle(command);
         } else if (parked != null) {
             held = new ArrayList<>(1);
             held.add(command);
@@ -56,18 +68,42 @@ public final class ConnectionRef {
         return parked;
     }
 
+    /** Its state before its actor: whole once the CONNECT is, then the shard spawns the actor; else null. */
+    public PreConnect preConnect() {
+        return preConnect;
+    }
+
+    /**
+     * When the shard must look at this connection, which has no actor to keep a timer: the connect timeout
+     * before a CONNECT, the Keep Alive once parked ({@link ConnectionDeadlines}); else {@link Long#MAX_VALUE}.
+     */
+    public long deadline() {
+        if (preConnect != null) return preConnect.deadline();
+        return parked != null ? parked.keepAliveDeadline() : Long.MAX_VALUE;
+    }
+
     /** Whether this actor is the one serving the connection now: not an actor that parked, nor one replaced. */
     public boolean isServedBy(ActorRef<Connection.Command> candidate) {
         return parked == null && candidate.equals(actor);
     }
 
-    /** The shard has spawned the actor that serves the parked connection from now on: it gets what waited. */
+    /**
+     * The shard has spawned the actor that serves the connection from now on, parked or past its CONNECT:
+     * it gets what waited.
+     */
     public void resumed(ActorRef<Connection.Command> resumedBy) {
         parked = null;
+        preConnect = null;
         actor = resumedBy;
         var waiting = held;
         held = null;
         if (waiting != null) waiting.forEach(resumedBy::tell);
+    }
+
+    /** Its CONNECT is whole ({@link PreConnect}): hold what is told from now on, and ask the shard for its actor. */
+    void awaitActor() {
+        held = new ArrayList<>(1);
+        resumer.resume(this);
     }
 
     // ---- the parking protocol, run by the connection actor

@@ -22,6 +22,9 @@ public sealed interface ShardRequest extends ShardMessage {
     record Attach(String clientId, boolean cleanStart, long sessionExpiryInterval,
                   ConnectionRef connection, Optional<DelayedWill> will) implements ShardRequest {}
 
+    /** The connection closed before its CONNECT was whole ({@link PreConnect}): it had no actor, and is gone. */
+    record EndedBeforeConnect(ConnectionRef connection) implements ShardRequest {}
+
     /** The connection has parked: its actor is gone, and the shard now watches its Keep Alive. */
     record Parked(ConnectionRef connection) implements ShardRequest {}
 

@@ -51,7 +51,7 @@ public final class ShardChannels {
 
     /**
      * Serves {@code socket} on the calling thread's loop, the shard's, for {@code connection}: told
-     * {@link Connection.TransportReady} now, or {@link Connection.TransportClosed} if TLS cannot start.
+     * {@link Connection.TransportReady} once registered, or {@link Connection.TransportClosed} if TLS cannot start.
      * No read is asked for here: the connection owns the demand, one chunk at a time.
      */
     public void adopt(AcceptedSocket socket, ConnectionRef connection, Optional<ListenerTls> tls, Listener listener) {
@@ -75,9 +75,10 @@ public final class ShardChannels {
         if (tlsHandler != null) channel.pipeline().addLast(tlsHandler);
         channel.pipeline().addLast(transport);
         open.add(transport);
-        connection.tell(new Connection.TransportReady(transport));
+        // Ready once registered: a connection waiting for its CONNECT asks for bytes at once, in this turn.
         loop.register(channel).addListener(registered -> {
-            if (!registered.isSuccess()) transport.failed("cannot register the socket: " + registered.cause());
+            if (registered.isSuccess()) connection.tell(new Connection.TransportReady(transport));
+            else transport.failed("cannot register the socket: " + registered.cause());
         });
     }
 

@@ -45,7 +45,7 @@ class ConnectionMemoryTest {
     private final ShardEnvironment environment = TestConnections.environment(SETTINGS, clock);
     private TestProbe<ShardRequest> shard;
     private final FakeTransport transport = new FakeTransport();
-    private ActorRef<Connection.Command> connection;
+    private ConnectionRef connection;
 
     @BeforeEach
     void start() {

@@ -54,6 +54,8 @@ class ConnectionParkingTest {
     private TestProbe<ShardRequest> shard;
     private final FakeTransport transport = new FakeTransport();
     private ConnectionRef connection;
+    /** The shard's environment of the connection under test, as {@link #connect} made it. */
+    private ShardEnvironment environment;
 
     @BeforeEach
     void start() {
@@ -67,10 +69,14 @@ class ConnectionParkingTest {
         clock.shutdown();
     }
 
-    /** What the shard does when a parked connection is told something. */
-    private void resume(ConnectionRef parked) {
+    /** What the shard does when a connection without an actor needs one: its CONNECT is whole, or it is parked and told something. */
+    private void resume(ConnectionRef connection) {
+        if (connection.parked() == null) {
+            connection.resumed(testKit.spawn(Connection.afterConnect(environment, shard.getRef(), connection)));
+            return;
+        }
         resumes.incrementAndGet();
-        parked.resumed(testKit.spawn(Connection.resume(TestConnections.environment(SETTINGS, clock), shard.getRef(), parked, parked.parked())));
+        connection.resumed(testKit.spawn(Connection.resume(environment, shard.getRef(), connection, connection.parked())));
     }
 
     private void send(Packet packet) {
@@ -78,8 +84,8 @@ class ConnectionParkingTest {
     }
 
     private void connect(BrokerSettings settings, int keepAlive) {
-        connection.bind(testKit.spawn(Connection.create(TestConnections.environment(settings, clock), shard.getRef(), connection,
-                TestConnections.ANY_LISTENER)));
+        environment = TestConnections.environment(settings, clock);
+        connection.awaitConnect(new PreConnect(environment, shard.getRef(), connection, TestConnections.ANY_LISTENER));
         connection.tell(new Connection.TransportReady(transport));
         send(new Connect(ProtocolVersion.MQTT_5, "p", true, keepAlive, Optional.empty(), Optional.empty(),
                 Optional.empty(), Properties.builder().set(PropertyId.TOPIC_ALIAS_MAXIMUM, 5).build()));
@@ -191,7 +197,7 @@ class ConnectionParkingTest {
         expectParked();
         assertEquals(clock.getAsLong() - GRACE.toNanos() + Duration.ofSeconds(60).toNanos(), connection.parked().keepAliveDeadline());
         clock.advance(Duration.ofSeconds(60).minus(GRACE));
-        connection.tell(Connection.KeepAliveCheck.INSTANCE);
+        connection.tell(Connection.DeadlineCheck.INSTANCE);
         assertEquals(ReasonCode.KEEP_ALIVE_TIMEOUT, assertInstanceOf(Disconnect.class, awaitPackets(2).get(1)).reason());
         shard.expectMessageClass(ShardRequest.Release.class);
         testKit.createTestProbe().awaitAssert(() -> {

@@ -34,7 +34,7 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * A connection fed arbitrary bytes, after a valid CONNECT or not, ends cleanly (it stops, it does not
- * fail) and its shard goes on serving: the real Connection actor and Shard, with an in-memory transport.
+ * fail) and its shard goes on serving: the real PreConnect, Connection actor and Shard, with an in-memory transport.
  */
 class ConnectionProperties {
     private static ActorTestKit testKit;
@@ -57,17 +57,37 @@ class ConnectionProperties {
         testKit.shutdownTestKit();
     }
 
-    /** Spawns a Connection under a parent that reports how it ended. */
-    private static ActorRef<Connection.Command> spawnWatched(ActorRef<Ended> reportTo) {
-        TestProbe<ActorRef<Connection.Command>> spawned = testKit.createTestProbe();
-        Behavior<Void> parent = Behaviors.setup(context -> {
-            var ref = TestConnections.unbound();
-            var child = context.spawnAnonymous(Connection.create(TestConnections.environment(SETTINGS, System::nanoTime), shard.narrow(), ref,
-                    TestConnections.ANY_LISTENER));
-            ref.bind(child);
-            context.watch(child);
-            spawned.getRef().tell(child);
-            return Behaviors.receive(Void.class)
+    /** What the test tells the connection: through its parent, which serves it on one thread as the shard does. */
+    private record Tell(Connection.Command command) {}
+
+    /**
+     * A new connection, waiting for its CONNECT without an actor, under a parent that plays its shard: it
+     * spawns the Connection actor once the CONNECT is whole, passes the actor's requests on to the real
+     * shard, and reports how the connection ended (closed before its CONNECT, or its actor's end).
+     */
+    private static ActorRef<Object> spawnWatched(ActorRef<Ended> reportTo) {
+        Behavior<Object> parent = Behaviors.setup(context -> {
+            var environment = TestConnections.environment(SETTINGS, System::nanoTime);
+            ActorRef<ShardRequest> asShard = context.getSelf().narrow();
+            var connection = new ConnectionRef(ref -> {
+                var child = context.spawnAnonymous(Connection.afterConnect(environment, asShard, ref));
+                context.watch(child);
+                ref.resumed(child);
+            });
+            connection.awaitConnect(new PreConnect(environment, asShard, connection, TestConnections.ANY_LISTENER));
+            return Behaviors.receive(Object.class)
+                    .onMessage(Tell.class, tell -> {
+                        connection.tell(tell.command());
+                        return Behaviors.same();
+                    })
+                    .onMessage(ShardRequest.EndedBeforeConnect.class, ended -> {
+                        reportTo.tell(new Ended(false, ""));
+                        return Behaviors.stopped();
+                    })
+                    .onMessage(ShardRequest.class, request -> {
+                        shard.tell(request);
+                        return Behaviors.same();
+                    })
                     .onSignal(ChildFailed.class, failed -> {
                         reportTo.tell(new Ended(true, String.valueOf(failed.getCause())));
                         return Behaviors.stopped();
@@ -78,8 +98,7 @@ class ConnectionProperties {
                     })
                     .build();
         });
-        testKit.spawn(parent);
-        return spawned.receiveMessage(Duration.ofSeconds(3));
+        return testKit.spawn(parent);
     }
 
     private static byte[] connect(ProtocolVersion version, String clientId) {
@@ -103,10 +122,10 @@ class ConnectionProperties {
         TestProbe<Ended> ended = testKit.createTestProbe();
         var connection = spawnWatched(ended.getRef());
         var transport = new FakeTransport();
-        connection.tell(new Connection.TransportReady(transport));
-        if (connectFirst) connection.tell(new Connection.BytesReceived(ByteString.fromArray(connect(version, "fuzz"))));
-        connection.tell(new Connection.BytesReceived(ByteString.fromArray(garbage)));
-        connection.tell(new Connection.TransportClosed("test over"));
+        connection.tell(new Tell(new Connection.TransportReady(transport)));
+        if (connectFirst) connection.tell(new Tell(new Connection.BytesReceived(ByteString.fromArray(connect(version, "fuzz")))));
+        connection.tell(new Tell(new Connection.BytesReceived(ByteString.fromArray(garbage))));
+        connection.tell(new Tell(new Connection.TransportClosed("test over")));
         var end = ended.expectMessageClass(Ended.class, Duration.ofSeconds(5));
         assertEquals(new Ended(false, ""), end, "the connection must stop, not fail");
         assertTrue(transport.closed.get(), "the transport is closed");
@@ -117,8 +136,8 @@ class ConnectionProperties {
         TestProbe<Ended> ended = testKit.createTestProbe();
         var connection = spawnWatched(ended.getRef());
         var transport = new FakeTransport();
-        connection.tell(new Connection.TransportReady(transport));
-        connection.tell(new Connection.BytesReceived(ByteString.fromArray(connect(ProtocolVersion.MQTT_5, "probe"))));
+        connection.tell(new Tell(new Connection.TransportReady(transport)));
+        connection.tell(new Tell(new Connection.BytesReceived(ByteString.fromArray(connect(ProtocolVersion.MQTT_5, "probe")))));
         var probe = testKit.createTestProbe();
         probe.awaitAssert(Duration.ofSeconds(3), Duration.ofMillis(5), () -> {
             var packets = transport.packets(ProtocolVersion.MQTT_5);
@@ -126,7 +145,7 @@ class ConnectionProperties {
             assertEquals(ReasonCode.SUCCESS, assertInstanceOf(ConnAck.class, packets.get(0)).reason());
             return null;
         });
-        connection.tell(new Connection.TransportClosed("done"));
+        connection.tell(new Tell(new Connection.TransportClosed("done")));
         ended.expectMessageClass(Ended.class, Duration.ofSeconds(5));
     }
 }

@@ -45,7 +45,7 @@ class ConnectionRetainedTest {
     private final ActorTestKit testKit = ActorTestKit.create();
     private final TestProbe<ShardRequest> shard = testKit.createTestProbe();
     private final FakeTransport transport = new FakeTransport();
-    private ActorRef<Connection.Command> connection;
+    private ConnectionRef connection;
 
     @BeforeEach
     void connect() {

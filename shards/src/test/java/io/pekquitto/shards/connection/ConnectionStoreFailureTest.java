@@ -48,7 +48,7 @@ class ConnectionStoreFailureTest {
     private final StoreHealth health = new StoreHealth("store /data", System::nanoTime);
     private final TestProbe<ShardRequest> shard = testKit.createTestProbe();
     private final FakeTransport transport = new FakeTransport();
-    private ActorRef<Connection.Command> connection;
+    private ConnectionRef connection;
     private ProtocolVersion version;
 
     @BeforeEach

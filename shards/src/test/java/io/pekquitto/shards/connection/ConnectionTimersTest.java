@@ -3,6 +3,7 @@ package io.pekquitto.shards.connection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.ConnAck;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The connection's timers under Pekko's {@link ManualTime} and a clock the test moves with it: Keep
- * Alive and the CONNECT timeout end the connection when their time has come and not before. The shard
+ * Alive and the CONNECT timeout (a deadline the shard's queue checks) end the connection when their time
+ * has come and not before. The shard
  * is a probe; the socket an in-memory transport.
  */
 class ConnectionTimersTest {
@@ -42,7 +44,7 @@ class ConnectionTimersTest {
     private final ManualClock clock = new ManualClock();
     private TestProbe<ShardRequest> shard;
     private final FakeTransport transport = new FakeTransport();
-    private ActorRef<Connection.Command> connection;
+    private ConnectionRef connection;
 
     @BeforeEach
     void start() {
@@ -123,12 +125,27 @@ class ConnectionTimersTest {
 
     @Test
     void noConnectWithinTheConnectTimeoutClosesTheSocket() {
+        // No actor and no timer before the CONNECT: its deadline waits on the shard's queue, which tells it when due.
         var timeout = SETTINGS.connectTimeout();
+        assertEquals(timeout.toNanos(), connection.deadline() - clock.getAsLong(), "due a connect timeout after it was accepted");
         clock.advance(timeout.minusMillis(1));
+        connection.tell(Connection.DeadlineCheck.INSTANCE);
         assertStillOpen();
         clock.advance(Duration.ofMillis(1));
+        connection.tell(Connection.DeadlineCheck.INSTANCE);
         awaitClosed();
         assertTrue(transport.packets(ProtocolVersion.MQTT_5).isEmpty(), "nothing is sent before a CONNECT");
-        shard.expectNoMessage(Duration.ofMillis(10));
+        assertSame(connection, shard.expectMessageClass(ShardRequest.EndedBeforeConnect.class).connection(), "the shard counts it gone");
+    }
+
+    @Test
+    void aWholeConnectEndsTheConnectTimeout() {
+        send(new Connect(ProtocolVersion.MQTT_5, "k", true, 10, Optional.empty(), Optional.empty(), Optional.empty(),
+                Properties.NONE));
+        assertEquals(Long.MAX_VALUE, connection.deadline(), "no deadline on the shard's queue once the CONNECT is whole");
+        shard.expectMessageClass(ShardRequest.Attach.class);
+        clock.advance(SETTINGS.connectTimeout());
+        connection.tell(Connection.DeadlineCheck.INSTANCE);  // a stale entry's check, had the queue kept one
+        assertStillOpen();
     }
 }

@@ -29,7 +29,7 @@ final class FakeTransport implements Transport {
     /** How many times the connection asked to hear that its writes were taken. */
     final AtomicInteger takenAsked = new AtomicInteger();
     /** Told {@link Connection.WritesTaken} when it asks, unless holding; none: nobody is told. */
-    volatile ActorRef<Connection.Command> connection;
+    volatile ConnectionRef connection;
 
     @Override
     public synchronized void write(ByteString bytes) {

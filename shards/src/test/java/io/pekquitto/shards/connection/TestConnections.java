@@ -30,14 +30,14 @@ public final class TestConnections {
     }
 
     /**
-     * A new connection from {@code listener}, its actor spawned by {@code testKit} with {@code environment}
-     * and told that {@code transport} is ready: it waits for the client's CONNECT.
+     * A new connection from {@code listener} with {@code environment}, told that {@code transport} is ready:
+     * it waits for the client's CONNECT without an actor ({@link PreConnect}), and {@code testKit} spawns its
+     * actor once the CONNECT is whole. Tell it through the returned handle, as the shard does.
      */
-    public static ActorRef<Connection.Command> accepted(ActorTestKit testKit, ShardEnvironment environment,
-                                                        ActorRef<ShardRequest> shard, Listener listener, Transport transport) {
-        var ref = unbound();
-        var connection = testKit.spawn(Connection.create(environment, shard, ref, listener));
-        ref.bind(connection);
+    public static ConnectionRef accepted(ActorTestKit testKit, ShardEnvironment environment,
+                                         ActorRef<ShardRequest> shard, Listener listener, Transport transport) {
+        var connection = new ConnectionRef(ref -> ref.resumed(testKit.spawn(Connection.afterConnect(environment, shard, ref))));
+        connection.awaitConnect(new PreConnect(environment, shard, connection, listener));
         connection.tell(new Connection.TransportReady(transport));
         return connection;
     }

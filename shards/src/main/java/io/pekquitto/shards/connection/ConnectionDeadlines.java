@@ -6,20 +6,21 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * The Keep Alive deadlines of a shard's parked connections ([MQTT-3.1.2-24] holds for them too): one
- * queue and one timer per shard instead of a timer per connection. A connection that resumes leaves
- * its entry behind, stale, rather than paying for a removal; stale entries are skipped when due and
- * swept whenever the queue has doubled, so it stays within twice the parked connections. An entry is
- * current while its connection is parked with the same deadline (a packet moves the deadline).
+ * The deadlines of a shard's connections that have no actor to keep a timer ({@link ConnectionRef#deadline}):
+ * the connect timeout of those still waiting for their CONNECT ({@link PreConnect}), the Keep Alive of
+ * parked ones ([MQTT-3.1.2-24] holds for them too): one queue and one timer per shard instead of a timer
+ * per connection. A connection that gets an actor leaves its entry behind, stale, rather than paying for
+ * a removal; stale entries are skipped when due and swept whenever the queue has doubled, so it stays
+ * within twice the connections watched. An entry is current while its connection's deadline is the same
+ * (a packet moves a parked one's, a CONNECT ends the connect timeout).
  */
-public final class ParkedKeepAlives {
+public final class ConnectionDeadlines {
     private static final int MIN_SWEEP = 64;
 
     /** Holds the handle only: a stale entry must not keep a gone connection's state alive. */
     private record Entry(long deadline, ConnectionRef connection) {
         boolean isCurrent() {
-            var parked = connection.parked();
-            return parked != null && parked.keepAliveDeadline() == deadline;
+            return connection.deadline() == deadline;
         }
     }
 
@@ -27,23 +28,23 @@ public final class ParkedKeepAlives {
     private int sweepAt = MIN_SWEEP;
 
     /**
-     * Watches a connection that has just parked (nothing if it resumed since, or has no Keep Alive).
+     * Watches a connection that has just been accepted or parked (nothing if it has an actor since, or no deadline).
      *
      * @return whether its deadline is now the earliest: the shard's timer must be set to it
      */
     public boolean add(ConnectionRef connection) {
-        var parked = connection.parked();
-        if (parked == null || parked.keepAliveDeadline() == Long.MAX_VALUE) return false;
+        long deadline = connection.deadline();
+        if (deadline == Long.MAX_VALUE) return false;
         if (byDeadline.size() >= sweepAt) {
             byDeadline.removeIf(entry -> !entry.isCurrent());
             sweepAt = Math.max(MIN_SWEEP, 2 * byDeadline.size());
         }
-        var entry = new Entry(parked.keepAliveDeadline(), connection);
+        var entry = new Entry(deadline, connection);
         byDeadline.add(entry);
         return byDeadline.peek() == entry;
     }
 
-    /** Takes out the connections whose deadline has passed and which are still in the same park. */
+    /** Takes out the connections whose deadline has passed and is still the same. */
     public List<ConnectionRef> due(long now) {
         var due = new ArrayList<ConnectionRef>();
         while (!byDeadline.isEmpty() && byDeadline.peek().deadline() - now <= 0) {
