@@ -7,10 +7,10 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * A shard's connections without an actor, as the shard sees them: parked ones, counted for
- * {@link ShardCounts}, and those still waiting for their CONNECT; their deadlines (Keep Alive, connect
- * timeout) watched by one queue and one timer ({@link ConnectionDeadlines}) instead of a timer each. A
- * connection past its deadline is told {@link Connection.DeadlineCheck}: a parked one resumes to disconnect.
+ * A shard's parked connections, counted for {@link ShardCounts}, and the one timer of its connections'
+ * deadlines ({@link ConnectionDeadlines}: a parked one's Keep Alive, a new one's connect timeout, a live
+ * one's next check), set to the earliest. A connection past its deadline is told
+ * {@link Connection.DeadlineCheck}: a parked one resumes to disconnect.
  */
 final class ParkedConnections {
     /** Sets the shard's one timer for parked connections; a later call replaces the earlier. */
@@ -18,13 +18,14 @@ final class ParkedConnections {
         void startAfter(Duration delay);
     }
 
-    private final ConnectionDeadlines deadlines = new ConnectionDeadlines();
+    private final ConnectionDeadlines deadlines;
     private final ShardCounts counts;
     private final Timer timer;
     private final LongSupplier clock;
 
-    ParkedConnections(ShardCounts counts, Timer timer, LongSupplier clock) {
+    ParkedConnections(ShardCounts counts, ConnectionDeadlines deadlines, Timer timer, LongSupplier clock) {
         this.counts = counts;
+        this.deadlines = deadlines;
         this.timer = timer;
         this.clock = clock;
     }

@@ -111,7 +111,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** A parked connection was told something, or one's CONNECT is whole: spawn its actor. */
     private record ResumeParked(ConnectionRef connection) implements Command {}
 
-    /** The earliest deadline of a connection without an actor has come. */
+    /** The earliest deadline of a connection has come, or one earlier than the timer's was set. */
     private enum DeadlineCheck implements Command { INSTANCE }
 
     /** A session's expiry timer ({@link ShardSessions}). */
@@ -194,7 +194,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         this.counts = counts;
         this.clock = clock;
         this.retained = new RetainedMessages(settings.retainAvailable(), environment.memory(), settings.shards());
-        this.parked = new ParkedConnections(counts, delay -> timers.startSingleTimer(DeadlineCheck.INSTANCE, delay), clock);
+        this.parked = new ParkedConnections(counts, environment.deadlines(), delay -> timers.startSingleTimer(DeadlineCheck.INSTANCE, delay), clock);
+        environment.deadlines().runBy(() -> self.tell(DeadlineCheck.INSTANCE));  // a connection's check before the timer's
         this.connections = new ShardConnections(context, environment, this::resume, parked);
         this.sessions = new Sessions<>(this::newSession, persistence.journal(), environment.memory(), mesh::isRemote,
                 MeshPeers.sessionBytes(settings.maxPacketSize()));

@@ -90,17 +90,11 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** From the shard: the broker is shutting down; a parked connection is resumed to hear it. */
     public enum ServerShuttingDown implements Command { INSTANCE }
 
-    /**
-     * Is a deadline over? From the shard for a connection without an actor (the connect timeout, a parked
-     * one's Keep Alive: {@link ConnectionDeadlines}); from the connection's timer for the Keep Alive, or a close's wait.
-     */
+    /** Is its deadline over (connect timeout; Keep Alive, idle check or a close's wait)? From the shard's {@link ConnectionDeadlines}. */
     public enum DeadlineCheck implements Command { INSTANCE }
 
     /** The timers of {@link SlowClient}: a congestion that lasts; the memory check; a BUSY client stalled? */
     enum SlowClientTimer implements Command { CONGESTION_TIMEOUT, MEMORY_CHECK, AVAILABILITY_CHECK }
-
-    /** The parking timer ({@link Parking}). */
-    enum IdleCheck implements Command { INSTANCE }
 
     /** From the transport: it took what was written, as asked ({@link Transport#tellWhenTaken}). */
     public enum WritesTaken implements Command { INSTANCE }
@@ -113,7 +107,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     private final BrokerSettings settings;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
-    private final TimerScheduler<Command> timers;
+    /** The shard's queue, which holds this connection's one deadline: the Keep Alive's, the idle check's or a close's. */
+    private final ConnectionDeadlines deadlines;
     private final LongSupplier clock;
     /** The state a park keeps; the fields below are its parts that every packet needs. */
     private final Established state;
@@ -159,7 +154,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.settings = environment.settings();
         this.shard = shard;
         this.self = self;
-        this.timers = timers;
+        this.deadlines = environment.deadlines();
         this.clock = environment.clock();
         this.state = state;
         this.packets = packets;
@@ -171,7 +166,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.requests = new ClientRequests(environment, state, shard, self, packets);
         this.stats = environment.stats();
         this.sessionOutlivesBroker = environment.outlivesBroker(state.sessionExpiryInterval);
-        this.parking = new Parking(settings.parking(), timers, clock, self, context.getSelf(), shard);
+        this.parking = new Parking(settings.parking(), clock, self, context.getSelf(), shard);
     }
 
     @Override
@@ -193,9 +188,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == ServerShuttingDown.INSTANCE) return onServerShuttingDown();
         if (command == ReleaseConfirmed.INSTANCE) return onReleaseConfirmed();
         if (command == DeadlineCheck.INSTANCE) return onDeadlineCheck();
-        if (command == IdleCheck.INSTANCE) return onIdleCheck();
         if (command == WritesTaken.INSTANCE) return afterEvent();
-        if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, state.isQuiet(packets) && deliveries.isQuiet()) ? Behaviors.stopped() : this;
+        if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, state.isQuiet(packets) && deliveries.isQuiet()) ? Behaviors.stopped() : nextCheck();
         if (!(command instanceof SlowClientTimer timer)) return Behaviors.unhandled();
         return closed ? this : quotaExceeded(slow.onTimer(timer, getContext().getLog(), clientId));
     }
@@ -218,9 +212,15 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     }
 
     private void startTimers() {
-        var keepAlive = state.keepAlive;
-        if (keepAlive.isEnabled()) timers.startSingleTimer(DeadlineCheck.INSTANCE, keepAlive.untilExpiry(clock.getAsLong()));
         parking.start();
+        nextCheck();
+    }
+
+    /** Its one deadline on the shard's queue: the Keep Alive's or the idle check's, whichever comes first. */
+    private Behavior<Command> nextCheck() {
+        long at = Math.min(state.keepAlive.deadline(), parking.nextCheck());
+        if (!closed && at != Long.MAX_VALUE && at != self.deadline()) deadlines.watch(self, at);
+        return this;
     }
 
     // ---- transport
@@ -390,22 +390,21 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         return closeAfterAcks(ReasonCode.SERVER_SHUTTING_DOWN, null, !sessionOutlivesBroker);
     }
 
-    // ---- timers and parking
+    // ---- its deadline and parking
 
     private Behavior<Command> onDeadlineCheck() {
-        if (!closed && requests.isClosing()) return closeNow();  // its wait for the acknowledgements is over
-        if (closed || !state.keepAlive.isEnabled()) return this;
-        var left = state.keepAlive.untilExpiry(clock.getAsLong());
-        if (left.isNegative() || left.isZero()) return disconnect(ReasonCode.KEEP_ALIVE_TIMEOUT, "no packet within 1.5 times the keep alive");
-        timers.startSingleTimer(DeadlineCheck.INSTANCE, left);
-        return this;
-    }
-
-    private Behavior<Command> onIdleCheck() {
         if (closed) return this;
-        afterEvent();  // the socket may have taken what waited since the last event: ready, holding nothing, before it parks
-        parking.idleCheck(state.isQuiet(packets) && deliveries.isQuiet());  // no retained message waits either
-        return this;
+        if (requests.isClosing()) return closeNow();  // its wait for the acknowledgements is over
+        long now = clock.getAsLong();
+        var left = state.keepAlive.untilExpiry(now);
+        if (state.keepAlive.isEnabled() && (left.isNegative() || left.isZero())) {
+            return disconnect(ReasonCode.KEEP_ALIVE_TIMEOUT, "no packet within 1.5 times the keep alive");
+        }
+        if (parking.nextCheck() != Long.MAX_VALUE && now - parking.nextCheck() >= 0) {
+            afterEvent();  // the socket may have taken what waited since the last event: ready, holding nothing, before it parks
+            parking.idleCheck(state.isQuiet(packets) && deliveries.isQuiet());  // no retained message waits either
+        }
+        return nextCheck();
     }
 
     // ---- ending
@@ -419,7 +418,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** What the gate holds of the client's acknowledgements goes out first ({@link ClientRequests#closeAfterAcks}). */
     private Behavior<Command> closeAfterAcks(ReasonCode reason, String why, boolean publishWill) {
         if (requests.closeAfterAcks(reason, why, publishWill)) return closeNow();
-        timers.startSingleTimer(DeadlineCheck.INSTANCE, ClientRequests.CLOSE_WAIT);  // read no more: Keep Alive is moot
+        deadlines.watch(self, clock.getAsLong() + ClientRequests.CLOSE_WAIT.toNanos());  // read no more: Keep Alive is moot
         return this;
     }
 
@@ -431,6 +430,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** The network connection ends: the will if due, the session back to the shard, the socket closed. */
     Behavior<Command> end(boolean publishWill) {
         closed = true;
+        self.deadline(Long.MAX_VALUE);  // its entry on the shard's queue is stale
         writer.close();
         return release(publishWill);
     }

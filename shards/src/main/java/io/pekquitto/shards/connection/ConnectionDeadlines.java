@@ -6,13 +6,14 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * The deadlines of a shard's connections that have no actor to keep a timer ({@link ConnectionRef#deadline}):
- * the connect timeout of those still waiting for their CONNECT ({@link PreConnect}), the Keep Alive of
- * parked ones ([MQTT-3.1.2-24] holds for them too): one queue and one timer per shard instead of a timer
- * per connection. A connection that gets an actor leaves its entry behind, stale, rather than paying for
- * a removal; stale entries are skipped when due and swept whenever the queue has doubled, so it stays
- * within twice the connections watched. An entry is current while its connection's deadline is the same
- * (a packet moves a parked one's, a CONNECT ends the connect timeout).
+ * The deadlines of a shard's connections, one each ({@link ConnectionRef#deadline}): the connect timeout
+ * of those still waiting for their CONNECT ({@link PreConnect}), the Keep Alive of parked ones
+ * ([MQTT-3.1.2-24] holds for them too), the next check of a live one (its Keep Alive, its idle grace
+ * before it parks, a close's wait): one queue and one timer per shard instead of timers per connection.
+ * A connection whose deadline changes leaves its old entry behind, stale, rather than paying for a
+ * removal; stale entries are skipped when due and swept whenever the queue has doubled, so it stays
+ * within twice the connections watched. An entry is current while its connection's deadline is the same.
+ * Only the shard's thread uses it: the shard, which runs it, and its connections' actors.
  */
 public final class ConnectionDeadlines {
     private static final int MIN_SWEEP = 64;
@@ -26,6 +27,19 @@ public final class ConnectionDeadlines {
 
     private final PriorityQueue<Entry> byDeadline = new PriorityQueue<>(Comparator.comparingLong(Entry::deadline));
     private int sweepAt = MIN_SWEEP;
+    /** Tells the shard that runs the queue of a deadline earlier than any before: it sets its timer again. */
+    private Runnable earlierDeadline = () -> {};
+
+    /** How the shard that runs the queue hears of a deadline earlier than the one its timer waits for. */
+    public void runBy(Runnable earlierDeadline) {
+        this.earlierDeadline = earlierDeadline;
+    }
+
+    /** A connection's actor sets its next check: the shard's timer is set again if it comes first. */
+    void watch(ConnectionRef connection, long at) {
+        connection.deadline(at);
+        if (add(connection)) earlierDeadline.run();
+    }
 
     /**
      * Watches a connection that has just been accepted or parked (nothing if it has an actor since, or no deadline).

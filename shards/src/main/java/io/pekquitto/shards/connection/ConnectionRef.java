@@ -28,6 +28,11 @@ public final class ConnectionRef {
     /** Until its CONNECT is whole and its actor spawned: what serves it, with no actor. */
     private PreConnect preConnect;
     private Established parked;
+    /**
+     * When the shard's deadline queue ({@link ConnectionDeadlines}) is to tell it {@link Connection.DeadlineCheck}:
+     * its connect timeout before its CONNECT, its Keep Alive parked, its actor's next check live; or never.
+     */
+    private long deadline = Long.MAX_VALUE;
     /** While the actor finishes parking, or while the shard spawns one: what was told meanwhile, in order. */
     private List<Connection.Command> held;
 
@@ -73,13 +78,14 @@ public final class ConnectionRef {
         return preConnect;
     }
 
-    /**
-     * When the shard must look at this connection, which has no actor to keep a timer: the connect timeout
-     * before a CONNECT, the Keep Alive once parked ({@link ConnectionDeadlines}); else {@link Long#MAX_VALUE}.
-     */
+    /** When the shard's queue is to tell it {@link Connection.DeadlineCheck}, or {@link Long#MAX_VALUE} if never. */
     public long deadline() {
-        if (preConnect != null) return preConnect.deadline();
-        return parked != null ? parked.keepAliveDeadline() : Long.MAX_VALUE;
+        return deadline;
+    }
+
+    /** Its one deadline from now on; an entry of the queue with another one is stale. */
+    void deadline(long at) {
+        deadline = at;
     }
 
     /** Whether this actor is the one serving the connection now: not an actor that parked, nor one replaced. */
@@ -94,6 +100,7 @@ public final class ConnectionRef {
     public void resumed(ActorRef<Connection.Command> resumedBy) {
         parked = null;
         preConnect = null;
+        deadline = Long.MAX_VALUE;  // the actor sets its own
         actor = resumedBy;
         var waiting = held;
         held = null;
@@ -123,6 +130,7 @@ public final class ConnectionRef {
     /** The actor parks and stops: the next command resumes the connection from this state. */
     void park(Established state) {
         parked = state;
+        deadline = state.keepAliveDeadline();
         actor = null;
     }
 }

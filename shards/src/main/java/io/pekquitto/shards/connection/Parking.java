@@ -3,7 +3,6 @@ package io.pekquitto.shards.connection;
 import io.pekquitto.shards.settings.ParkingSettings;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * When a live connection parks (docs/connections.md, Parking): once it has been quiet for
@@ -11,22 +10,23 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * flight, buffered or half read), its {@link ConnectionRef} holds what is told from then on and the
  * actor sends itself {@link Connection.ParkNow}; when that comes, everything told before has been
  * handled, and if nothing came meanwhile the ref keeps the {@link Established} state and the actor stops.
+ * Its idle check is one of the times the connection's one deadline waits for ({@link #nextCheck}), not a timer.
  */
 final class Parking {
     private final ParkingSettings settings;
-    private final TimerScheduler<Connection.Command> timers;
     private final LongSupplier clock;
     private final ConnectionRef self;
     private final ActorRef<Connection.Command> actor;
     private final ActorRef<ShardRequest> shard;
     /** When the client last sent a packet or was sent a message. */
     private long lastActivity;
+    /** When the idle check is due, or {@link Long#MAX_VALUE} with parking off. */
+    private long checkAt = Long.MAX_VALUE;
     private boolean parked;
 
-    Parking(ParkingSettings settings, TimerScheduler<Connection.Command> timers, LongSupplier clock, ConnectionRef self,
-            ActorRef<Connection.Command> actor, ActorRef<ShardRequest> shard) {
+    Parking(ParkingSettings settings, LongSupplier clock, ConnectionRef self, ActorRef<Connection.Command> actor,
+            ActorRef<ShardRequest> shard) {
         this.settings = settings;
-        this.timers = timers;
         this.clock = clock;
         this.self = self;
         this.actor = actor;
@@ -36,7 +36,12 @@ final class Parking {
 
     /** Starts the wait for a quiet grace period (on start, and again when a park is called off). */
     void start() {
-        if (settings.enabled()) timers.startSingleTimer(Connection.IdleCheck.INSTANCE, settings.idleGrace());
+        if (settings.enabled()) checkAt = clock.getAsLong() + settings.idleGrace().toNanos();
+    }
+
+    /** When the idle check is due (the connection's deadline waits for it too), or {@link Long#MAX_VALUE} if never. */
+    long nextCheck() {
+        return checkAt;
     }
 
     /** The client sent a packet or was sent a message; returns the clock's time. */
@@ -44,15 +49,17 @@ final class Parking {
         return lastActivity = clock.getAsLong();
     }
 
-    /** The idle timer fired: quiet for the grace period and now, the park starts; else the timer waits again. */
+    /** The idle check is due: quiet for the grace period and now, the park starts; else the check waits again. */
     void idleCheck(boolean quiet) {
         var grace = settings.idleGrace();
-        long quietFor = clock.getAsLong() - lastActivity;
+        long now = clock.getAsLong();
+        long quietFor = now - lastActivity;
         if (quietFor < grace.toNanos()) {
-            timers.startSingleTimer(Connection.IdleCheck.INSTANCE, grace.minusNanos(quietFor));
+            checkAt = now + grace.toNanos() - quietFor;
         } else if (!quiet) {
-            timers.startSingleTimer(Connection.IdleCheck.INSTANCE, grace);
+            checkAt = now + grace.toNanos();
         } else {
+            checkAt = Long.MAX_VALUE;  // until the park is called off
             self.hold();  // from now on, what is told waits in the ref; ParkNow comes after all told before
             actor.tell(Connection.ParkNow.INSTANCE);
         }

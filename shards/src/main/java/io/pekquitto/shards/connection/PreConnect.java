@@ -27,8 +27,6 @@ public final class PreConnect {
     final Listener listener;
     /** When it was accepted, for the connect-to-CONNACK time. */
     final long acceptedAt;
-    /** When the connect timeout ends it, on the broker's clock. */
-    private final long deadline;
     Transport transport;
     PacketSource packets;
     PacketWriter writer;
@@ -42,12 +40,7 @@ public final class PreConnect {
         this.self = self;
         this.listener = listener;
         this.acceptedAt = environment.clock().getAsLong();
-        this.deadline = acceptedAt + environment.settings().connectTimeout().toNanos();
-    }
-
-    /** When the shard must look at it again: its connect timeout; none once its CONNECT is whole. */
-    long deadline() {
-        return connect == null && !ended ? deadline : Long.MAX_VALUE;
+        self.deadline(acceptedAt + environment.settings().connectTimeout().toNanos());  // the connect timeout
     }
 
     /** What was told to its {@link ConnectionRef}, handled at once on the caller's turn. */
@@ -62,7 +55,7 @@ public final class PreConnect {
             end();
         } else if (command == Connection.ServerShuttingDown.INSTANCE) {
             end();
-        } else if (command == Connection.DeadlineCheck.INSTANCE && environment.clock().getAsLong() - deadline >= 0) {
+        } else if (command == Connection.DeadlineCheck.INSTANCE && environment.clock().getAsLong() - self.deadline() >= 0) {
             LOG.debug("no CONNECT from [{}] within [{}]", remote(), environment.settings().connectTimeout());
             end();
         }  // nothing else is told to a connection the shard does not know yet
@@ -90,6 +83,7 @@ public final class PreConnect {
             }
             environment.stats().packetReceived();
             connect = whole;
+            self.deadline(Long.MAX_VALUE);
             self.awaitActor();  // the shard spawns it in its turn; what is told meanwhile waits for it
         } catch (MalformedPacketException e) {
             LOG.debug("[{}] {}: {}", transport.remoteAddress(), e.reason(), e.getMessage());
@@ -108,6 +102,7 @@ public final class PreConnect {
     /** Closed before its CONNECT: the socket closes, and the shard counts it gone. */
     private void end() {
         ended = true;
+        self.deadline(Long.MAX_VALUE);
         if (writer != null) writer.close();
         if (packets != null) packets.release();
         shard.tell(new ShardRequest.EndedBeforeConnect(self));

@@ -10,8 +10,8 @@ import java.util.function.Predicate;
 
 /**
  * What every connection of one shard shares: the broker's settings and security, the shard's budgets for
- * partial packets and for what clients hold in the heap, the clock, and whether acknowledgements wait
- * for the store.
+ * partial packets and for what clients hold in the heap, the clock, its deadline queue, and whether
+ * acknowledgements wait for the store.
  *
  * @param clock        the broker's nanosecond clock ({@code System::nanoTime}; tests pass their own)
  * @param durableAcks  a store is in use: PUBACK, PUBREC and PUBCOMP wait until the shard has written
@@ -22,10 +22,11 @@ import java.util.function.Predicate;
  * @param memory       the shard's part of {@code memory.budget}, which its sessions and connections count against
  * @param sharedMember whether a client is a member of a shared group (asked on the shard's thread): only a
  *                     member's connection tells the shard how soon it can take work
+ * @param deadlines    the shard's one queue of its connections' deadlines, which it runs ({@link ConnectionDeadlines})
  */
 public record ShardEnvironment(BrokerSettings settings, Security security, PartialPacketBudget partialPackets,
                                LongSupplier clock, boolean durableAcks, StoreHealth storeHealth, ShardStats stats,
-                               MemoryBudget memory, Predicate<String> sharedMember) {
+                               MemoryBudget memory, Predicate<String> sharedMember, ConnectionDeadlines deadlines) {
 
     /** Whether a session with this expiry interval is there again after a restart: kept in a durable store. */
     public boolean outlivesBroker(long sessionExpiryInterval) {
@@ -59,6 +60,7 @@ public record ShardEnvironment(BrokerSettings settings, Security security, Parti
         var budget = new PartialPacketBudget(Math.max(1, settings.partialPacketBudget() / settings.shards()));
         var memory = settings.memory();
         return new ShardEnvironment(settings, security, budget, clock, durableAcks, storeHealth, stats,
-                new MemoryBudget(memory.shardBudget(settings.shards()), memory.clientShare()), sharedMember);
+                new MemoryBudget(memory.shardBudget(settings.shards()), memory.clientShare()), sharedMember,
+                new ConnectionDeadlines());
     }
 }

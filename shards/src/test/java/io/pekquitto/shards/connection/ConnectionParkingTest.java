@@ -62,6 +62,7 @@ class ConnectionParkingTest {
         testKit = clock.testKit();
         shard = testKit.createTestProbe();
         connection = new ConnectionRef(this::resume);
+        clock.watch(connection);  // it plays the shard's deadline queue
     }
 
     @AfterEach
@@ -112,6 +113,13 @@ class ConnectionParkingTest {
 
     private static Message message(QoS qos) {
         return Message.received("t/1", Binary.of(new byte[] {1}), qos, false, Properties.NONE, 0);
+    }
+
+    @Test
+    void aLiveConnectionHasOneDeadlineOnTheShardsQueueItsIdleCheckBeforeAFarKeepAlive() {
+        long connectedAt = clock.getAsLong();
+        connect(SETTINGS, 600);
+        assertEquals(connectedAt + GRACE.toNanos(), connection.deadline(), "no timer: the idle check, due before the Keep Alive");
     }
 
     @Test

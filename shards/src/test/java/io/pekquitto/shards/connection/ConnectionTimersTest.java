@@ -31,9 +31,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The connection's timers under Pekko's {@link ManualTime} and a clock the test moves with it: Keep
- * Alive and the CONNECT timeout (a deadline the shard's queue checks) end the connection when their time
- * has come and not before. The shard
+ * The connection's deadlines under a clock the test moves, which plays the shard's deadline queue: Keep
+ * Alive and the CONNECT timeout end the connection when their time has come and not before. The shard
  * is a probe; the socket an in-memory transport.
  */
 class ConnectionTimersTest {
@@ -93,7 +92,9 @@ class ConnectionTimersTest {
 
     @Test
     void silenceForOneAndAHalfTimesTheKeepAliveEndsTheConnection() {  // [MQTT-3.1.2-22 (5.0)]
+        long connectedAt = clock.getAsLong();
         connect(10);
+        assertEquals(connectedAt + Duration.ofSeconds(15).toNanos(), connection.deadline(), "one deadline, on the shard's queue");
         clock.advance(Duration.ofMillis(14_999));
         assertStillOpen();
         clock.advance(Duration.ofMillis(1));
@@ -125,14 +126,12 @@ class ConnectionTimersTest {
 
     @Test
     void noConnectWithinTheConnectTimeoutClosesTheSocket() {
-        // No actor and no timer before the CONNECT: its deadline waits on the shard's queue, which tells it when due.
+        // No actor and no timer before the CONNECT: its deadline waits on the shard's queue (the clock plays it here).
         var timeout = SETTINGS.connectTimeout();
         assertEquals(timeout.toNanos(), connection.deadline() - clock.getAsLong(), "due a connect timeout after it was accepted");
         clock.advance(timeout.minusMillis(1));
-        connection.tell(Connection.DeadlineCheck.INSTANCE);
         assertStillOpen();
         clock.advance(Duration.ofMillis(1));
-        connection.tell(Connection.DeadlineCheck.INSTANCE);
         awaitClosed();
         assertTrue(transport.packets(ProtocolVersion.MQTT_5).isEmpty(), "nothing is sent before a CONNECT");
         assertSame(connection, shard.expectMessageClass(ShardRequest.EndedBeforeConnect.class).connection(), "the shard counts it gone");
@@ -144,8 +143,8 @@ class ConnectionTimersTest {
                 Properties.NONE));
         assertEquals(Long.MAX_VALUE, connection.deadline(), "no deadline on the shard's queue once the CONNECT is whole");
         shard.expectMessageClass(ShardRequest.Attach.class);
-        clock.advance(SETTINGS.connectTimeout());
         connection.tell(Connection.DeadlineCheck.INSTANCE);  // a stale entry's check, had the queue kept one
+        clock.advance(SETTINGS.connectTimeout());
         assertStillOpen();
     }
 }

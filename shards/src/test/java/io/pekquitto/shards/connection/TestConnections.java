@@ -38,6 +38,7 @@ public final class TestConnections {
                                          ActorRef<ShardRequest> shard, Listener listener, Transport transport) {
         var connection = new ConnectionRef(ref -> ref.resumed(testKit.spawn(Connection.afterConnect(environment, shard, ref))));
         connection.awaitConnect(new PreConnect(environment, shard, connection, listener));
+        if (environment.clock() instanceof ManualClock clock) clock.watch(connection);  // it plays the shard's deadline queue
         connection.tell(new Connection.TransportReady(transport));
         return connection;
     }
