@@ -12,7 +12,7 @@ import java.util.Optional;
  * Keep Alive), both directions' topic aliases, the will and the socket, and no more: not the
  * CONNECT's terms nor the CONNACK's properties, which each of 10,000 idle connections would pay for.
  * It has no packet reader (a connection parks with no partial packet), no timers and no mailbox;
- * while it is parked, the shard enforces its Keep Alive ({@link ParkedKeepAlives}).
+ * while it is parked, the shard enforces its Keep Alive ({@link ConnectionDeadlines}).
  */
 public final class Established {
     final Transport transport;
