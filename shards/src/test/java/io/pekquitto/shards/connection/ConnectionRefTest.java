@@ -5,16 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.protocol.Connect;
+import io.pekquitto.protocol.Properties;
+import io.pekquitto.protocol.ProtocolVersion;
+import io.pekquitto.protocol.codec.PacketEncoder;
+import io.pekquitto.shards.settings.BrokerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
-/** The handle's protocol: live, holding while the actor parks, parked, resuming; nothing told is lost or reordered. */
+/** The handle's protocol: before the CONNECT, live, holding while the actor parks, parked, resuming; nothing told is lost or reordered. */
 class ConnectionRefTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
     private static final Established PARKED = new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
@@ -74,5 +80,29 @@ class ConnectionRefTest {
         assertEquals(deliver(2), second.receiveMessage());
         assertTrue(connection.isServedBy(second.getRef()));
         first.expectNoMessage(Duration.ofMillis(20));
+    }
+
+    @Test
+    void aNewConnectionHasNoActorUntilItsConnectIsWholeThenAsksOnceAndGetsWhatCameMeanwhile() {
+        var transport = new FakeTransport();
+        var environment = TestConnections.environment(BrokerSettings.defaults(), System::nanoTime);
+        connection.awaitConnect(new PreConnect(environment, testKit.<ShardRequest>createTestProbe().getRef(), connection,
+                TestConnections.ANY_LISTENER));
+        connection.tell(new Connection.TransportReady(transport));
+        var connect = PacketEncoder.encode(new Connect(ProtocolVersion.MQTT_5, "c", true, 10, Optional.empty(),
+                Optional.empty(), Optional.empty(), Properties.NONE), ProtocolVersion.MQTT_5);
+        var bytes = ByteString.fromByteBuffer(connect);
+        connection.tell(new Connection.BytesReceived(bytes.take(5)));  // half a CONNECT: read, no actor
+        assertEquals(List.of(), resumeRequests, "no actor before the CONNECT is whole");
+        connection.tell(new Connection.BytesReceived(bytes.drop(5)));
+        assertEquals(List.of(connection), resumeRequests, "an actor asked for once the CONNECT is whole");
+        assertNotNull(connection.preConnect().connect, "the CONNECT it starts from");
+        connection.tell(deliver(1));  // told before the shard spawned it
+
+        TestProbe<Connection.Command> actor = testKit.createTestProbe();
+        connection.resumed(actor.getRef());
+        assertEquals(deliver(1), actor.receiveMessage());
+        assertTrue(connection.isServedBy(actor.getRef()));
+        assertEquals(List.of(connection), resumeRequests, "asked once");
     }
 }
