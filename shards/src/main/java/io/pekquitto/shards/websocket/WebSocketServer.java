@@ -148,7 +148,7 @@ public final class WebSocketServer {
     /** The engine of the certificate current now: a reload between two connections applies from the second. */
     private static BidiFlow<TLSProtocol.SslTlsOutbound, ByteString, ByteString, TLSProtocol.SslTlsInbound, NotUsed> tls(
             ReloadableTls tls) {
-        return TLS.create(() -> tls.current().newEngine().apply(null), TLSClosing.eagerClose());
+        return TLS.create(() -> tls.current().newEngine(), TLSClosing.eagerClose());
     }
 
     @SuppressWarnings("unchecked")  // SessionBytes is the SslTlsInbound that plain bytes are, as Pekko HTTP takes them
