@@ -24,8 +24,8 @@ import javax.net.ssl.SSLEngine;
 public record ListenerTls(SslContext context, boolean certificateNameAsUsername, String implementation) {
     /**
      * The TLS handler of a socket accepted from {@code remote} (a hint for session resumption), its
-     * buffers from {@code allocator}: the JDK engine's delegated tasks, the slow steps of its handshakes,
-     * run on {@code delegatedTasks}; OpenSSL's engine has none and does its handshakes where it is called.
+     * buffers from {@code allocator}: the engine's delegated tasks, the slow steps of its handshakes (the
+     * JDK's, and OpenSSL's as Netty 4.2 runs it by default), run on {@code delegatedTasks}.
      */
     public SslHandler newHandler(ByteBufAllocator allocator, InetSocketAddress remote, Executor delegatedTasks) {
         return context.newHandler(allocator, remote.getHostString(), remote.getPort(), delegatedTasks);

@@ -2,6 +2,7 @@ package io.pekquitto.shards.tcp;
 
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
+import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.pekquitto.auth.tls.TlsConfigurationException;
@@ -35,6 +36,11 @@ public final class TlsFiles {
                 .clientAuth(settings.requireClientCertificate() ? ClientAuth.REQUIRE
                         : material.clientAuthorities().isPresent() ? ClientAuth.OPTIONAL : ClientAuth.NONE);
         material.clientAuthorities().ifPresent(context::trustManager);
+        if (implementation.provider() == SslProvider.OPENSSL) {
+            // OpenSSL's handshake steps (the signature with the key, a client certificate's check) as delegated
+            // tasks, run off the shard's thread as the JDK's are: Netty's default, which a system property may change.
+            context.option(OpenSslContextOption.USE_TASKS, true);
+        }
         try {
             return new ListenerTls(context.build(), settings.certificateNameAsUsername(), implementation.description());
         } catch (SSLException e) {

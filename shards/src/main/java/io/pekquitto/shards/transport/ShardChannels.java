@@ -23,7 +23,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * closes its socket; a parked one keeps it, and any byte read resumes it.
  */
 public final class ShardChannels {
-    /** Where the JDK engine's TLS handshakes' slow steps run (its delegated tasks): not on the shard's thread. */
+    /** Where TLS handshakes' slow steps run (the engine's delegated tasks): not on the shard's thread. */
     private final Executor delegatedTasks;
     /**
      * The TLVs a PROXY v2 header may carry (a balancer's extras: TLS details, a connection id): with its
