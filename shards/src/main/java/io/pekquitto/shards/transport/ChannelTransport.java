@@ -1,6 +1,7 @@
 package io.pekquitto.shards.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -54,8 +55,8 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     private final boolean certificateNameAsUsername;
     /** The client's address: the socket's peer, until a PROXY header names another. */
     private InetSocketAddress remote;
-    /** The bytes of the read under way, handed on as one chunk at its end. */
-    private ByteString received = ByteString.emptyByteString();
+    /** The buffers of the read under way, copied out as one chunk at its end; null if none. */
+    private CompositeByteBuf received;
     /** Writes since the last flush: in Netty's outbound buffer as entries not yet flushed, or held by TLS. */
     private int unflushedWrites;
     private long unflushedBytes;
@@ -88,7 +89,11 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (closed || closeRequested) return;
         unflushedWrites++;
         unflushedBytes += bytes.size();
-        channel.write(Unpooled.wrappedBuffer(bytes.toArrayUnsafe()), channel.voidPromise());
+        // One copy, into the socket's own kind of buffer: a batch of packets, or a PUBLISH's head and its
+        // payload shared by every subscriber, each fragment copied in place (as Netty would copy a heap buffer).
+        var buffer = channel.alloc().ioBuffer(bytes.size());
+        for (var fragment : bytes.getByteBuffers()) buffer.writeBytes(fragment);
+        channel.write(buffer, channel.voidPromise());
         queueFlush();
     }
 
@@ -200,15 +205,12 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
             return;
         }
         var bytes = (ByteBuf) message;
-        try {
-            if (!closeRequested && bytes.isReadable()) {
-                var copy = new byte[bytes.readableBytes()];
-                bytes.readBytes(copy);
-                received = received.concat(ByteString.fromArrayUnsafe(copy));
-            }
-        } finally {
+        if (closeRequested || !bytes.isReadable()) {
             bytes.release();
+            return;
         }
+        if (received == null) received = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+        received.addComponent(true, bytes);  // kept, not copied: the read's buffers are copied once, at its end
     }
 
     @Override
@@ -216,11 +218,12 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (closed) return;
         if (closeRequested) {
             ctx.read();  // lingering: read on, and drop it
-        } else if (!received.isEmpty()) {
-            var chunk = received;
-            received = ByteString.emptyByteString();
+        } else if (received != null) {
+            var chunk = new byte[received.readableBytes()];
+            received.readBytes(chunk);
+            dropReceived();
             demand = false;
-            connection.tell(new Connection.BytesReceived(chunk));
+            connection.tell(new Connection.BytesReceived(ByteString.fromArrayUnsafe(chunk)));
         } else if (demand) {
             ctx.read();  // the connection's bytes are yet to come
         }
@@ -258,11 +261,17 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         connection.tell(new Connection.TransportClosed(why));
     }
 
+    private void dropReceived() {
+        if (received == null) return;
+        received.release();
+        received = null;
+    }
+
     /** The shard stops, its connections with it: the socket is cut, and only the listener's place is given back. */
     void abandoned() {
         if (closed) return;
         closed = true;
-        received = ByteString.emptyByteString();
+        dropReceived();
         listenerCount.closed();
         shard.forget(this);
         channel.close();
