@@ -18,9 +18,7 @@ public final class TlsFiles {
         var material = TlsMaterial.load(new TlsOptions(settings.certFile(), settings.keyFile(), settings.caFile(),
                 settings.keyPassword().map(String::toCharArray), settings.requireClientCertificate(),
                 settings.certificateNameAsUsername()));
-        // A WebSocket listener's engines are made before the peer is known (Pekko HTTP asks for them so): no hint.
-        return new ListenerTls(remote -> remote == null ? material.newServerEngine(null, -1)
-                : material.newServerEngine(remote.getHostString(), remote.getPort()),
+        return new ListenerTls(remote -> material.newServerEngine(remote.getHostString(), remote.getPort()),
                 settings.certificateNameAsUsername());
     }
 }
