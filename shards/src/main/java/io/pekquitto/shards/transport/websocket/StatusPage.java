@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
  * The status page's files, served by a WebSocket listener from the classpath directory
  * {@code io/pekquitto/shards/status/}: {@code index.html} at {@code /}, with {@value #PATH_TOKEN} replaced by
  * the listener's MQTT path so that the page connects back to it, and the page's scripts and styles by
- * their names. Each file is read once, on its first request; a name that is not a plain file name is
- * never looked up. One per listener, shared by the shards' threads.
+ * their names. Each file is read once, on its first request, for every listener and shard of the
+ * process (the page's script is some hundreds of KiB); a name that is not a plain file name is never
+ * looked up.
  */
 final class StatusPage {
     static final String INDEX = "index.html";
@@ -35,9 +36,10 @@ final class StatusPage {
             "png", "image/png",
             "txt", "text/plain; charset=UTF-8");
 
-    private final String mqttPath;
     /** The files found so far: at most the directory's files, as a miss is not kept. */
-    private final Map<String, byte[]> files = new ConcurrentHashMap<>();
+    private static final Map<String, byte[]> FILES = new ConcurrentHashMap<>();
+
+    private final String mqttPath;
 
     StatusPage(String mqttPath) {
         this.mqttPath = mqttPath;
@@ -48,14 +50,14 @@ final class StatusPage {
         if (!FILE_NAME.matcher(name).matches()) return Optional.empty();
         var type = TYPES.get(name.substring(name.lastIndexOf('.') + 1));
         if (type == null) return Optional.empty();
-        var bytes = files.get(name);
+        var bytes = FILES.get(name);
         if (bytes == null) {
             bytes = read(name);
             if (bytes == null) return Optional.empty();
-            if (name.equals(INDEX)) {
-                bytes = new String(bytes, StandardCharsets.UTF_8).replace(PATH_TOKEN, mqttPath).getBytes(StandardCharsets.UTF_8);
-            }
-            files.put(name, bytes);
+            FILES.put(name, bytes);
+        }
+        if (name.equals(INDEX)) {
+            bytes = new String(bytes, StandardCharsets.UTF_8).replace(PATH_TOKEN, mqttPath).getBytes(StandardCharsets.UTF_8);
         }
         var response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(bytes));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, type).set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);

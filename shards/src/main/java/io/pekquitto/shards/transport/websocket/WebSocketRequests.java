@@ -23,7 +23,7 @@ import java.nio.charset.StandardCharsets;
  * its path, a WebSocket upgrade asking for an MQTT subprotocol goes on to the handshake (and this
  * handler leaves the pipeline), a request without an upgrade gets 426 and one without such a
  * subprotocol 400; elsewhere the status page's files, if the listener serves them, and 404 for anything
- * else. Stateless: one per listener, shared by every connection of every shard.
+ * else. Stateless: one per listener on each shard, shared by the listener's connections there.
  */
 @ChannelHandler.Sharable
 final class WebSocketRequests extends ChannelInboundHandlerAdapter {

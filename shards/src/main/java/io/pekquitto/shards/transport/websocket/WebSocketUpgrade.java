@@ -13,8 +13,8 @@ import java.util.Set;
  * The handlers of one WebSocket listener's connections, between the socket (or TLS) and the connection's
  * transport: Netty's HTTP codec, the request's aggregation, {@link WebSocketRequests}, and Netty's
  * WebSocket protocol handler, which upgrades the connection (replacing the HTTP codec with the frame
- * codec) and answers pings and the client's close frame. Made once per listener: what it holds is shared
- * by every connection.
+ * codec) and answers pings and the client's close frame. Made once per listener on each shard: what it
+ * holds is shared by the listener's connections there.
  */
 public final class WebSocketUpgrade {
     /**
