@@ -103,6 +103,16 @@ class WebSocketChannelsTest {
     }
 
     @Test
+    void whatIsNoHttpRequestGets400AndTheConnectionIsClosed() throws Exception {
+        connect(false, true);
+        client.getOutputStream().write("\u0010\u000c\u0000\u0004MQTT over no upgrade\r\n\r\n".getBytes(US_ASCII));
+        assertAnswer(400, peer.head());
+        assertEquals(-1, peer.input().read());
+        assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage());
+        assertEquals(0, listener.connections().open());
+    }
+
+    @Test
     void theStatusPageIsServedWithTheListenersPath() throws Exception {
         connect(false, true);
         var head = assertStatus(200, peer.request("/", ""));
