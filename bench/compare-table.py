@@ -35,6 +35,7 @@ ROWS = [  # label, scenario, key, unit, higher_is_better
     ("QoS 1 publish->delivery p50, us", "latency", "delivery_p50_us", "", False),
     ("QoS 1 publish->delivery p99, us", "latency", "delivery_p99_us", "", False),
     ("connects/s (connect, CONNACK, DISCONNECT; 8 at once)", "connect-rate", "connects_per_s", "", True),
+    ("broker CPU per connect, us (user + system, every thread)", "connect-rate", "broker_cpu_us_per_connect", "", False),
     ("idle connections: connects/s", "idle", "connects_per_s", "", True),
     ("idle connections: broker RSS per connection, KiB", "idle", "rss_per_connection_kib", "", False),
     ("idle connections: live heap per connection after full GC, KiB", "idle", "heap_per_connection_kib", "", False),

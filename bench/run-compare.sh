@@ -265,6 +265,7 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
   timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 $BENCH_CLIENT_OPTS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
+    if [ "$scenario" = connect-rate ]; then extra="--broker-pid $pid"; fi
     if [ "$scenario" = idle ]; then
       extra="--broker-pid $pid"
       # A JVM broker: also its live heap after a full GC (jcmd), the figure per connection BENCHMARKS.md tracks.
