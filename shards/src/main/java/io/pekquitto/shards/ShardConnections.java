@@ -8,17 +8,16 @@ import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.transport.ShardChannels;
-import io.pekquitto.shards.websocket.ShardWebSockets;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
- * Where a shard's connection actors come from: one for each socket and WebSocket accepted, each
+ * Where a shard's connection actors come from: one for each socket accepted (TCP, TLS, WebSocket), each
  * in-process client, and each parked connection resumed; all children of the shard on its thread, named
- * {@code connection-N}, watched so that the shard hears when one stops. It also holds the handlers of the
- * shard's sockets ({@link ShardChannels}) and WebSockets ({@link ShardWebSockets}, spawned with the first).
+ * {@code connection-N}, watched so that the shard hears when one stops. It also holds the shard's sockets
+ * ({@link ShardChannels}).
  */
 final class ShardConnections {
     private final ActorContext<ShardMessage> context;
@@ -26,7 +25,6 @@ final class ShardConnections {
     /** One for all the shard's connections: a lambda each would cost 16 bytes per idle connection. */
     private final ConnectionRef.Resumer resumer;
     private final ShardChannels sockets;
-    private ActorRef<ShardWebSockets.Event> webSockets;
     private long sequence;
 
     ShardConnections(ActorContext<ShardMessage> context, ShardEnvironment environment,
@@ -35,20 +33,12 @@ final class ShardConnections {
         this.environment = environment;
         this.resumer = resumer;
         // TLS handshakes' slow steps on Pekko's default dispatcher, not on the shard's thread.
-        this.sockets = new ShardChannels(context.getSystem().executionContext());
+        this.sockets = new ShardChannels(context.getSystem().executionContext(), environment.settings().maxPacketSize());
         context.spawn(ShardChannels.closedWithTheShard(sockets), "sockets", DispatcherSelector.sameAsParent());
     }
 
     void acceptSocket(Shard.Accept accept) {
         sockets.adopt(accept.socket(), newConnection(accept.listener()), accept.tls(), accept.listener());
-    }
-
-    void acceptWebSocket(Shard.AcceptWebSocket accept) {
-        if (webSockets == null) {
-            webSockets = context.spawn(ShardWebSockets.create(), "websockets", DispatcherSelector.sameAsParent());
-        }
-        webSockets.tell(new ShardWebSockets.Adopt(accept.stream(), accept.remote(), accept.peerCommonName(),
-                newConnection(accept.listener())));
     }
 
     /** An in-process client: a connection without a socket, a child on this thread like the others. */

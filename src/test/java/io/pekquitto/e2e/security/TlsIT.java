@@ -8,8 +8,10 @@ import io.pekquitto.auth.tls.TestCertificates;
 import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
+import io.pekquitto.e2e.V5Client;
 import io.pekquitto.e2e.interop.ChildProcess;
 import io.pekquitto.e2e.interop.MosquittoClients;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
@@ -22,9 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * TLS listeners with certificates the test makes for itself (a test CA, a server certificate for
  * 127.0.0.1, client certificates): MQTT over TLS, mutual TLS with and without a client certificate,
- * and a client certificate's CN as the username the ACLs see; with HiveMQ's client and Mosquitto's.
- * Each on a broker whose TLS is OpenSSL where it loads ({@code provider = auto}) and on one whose TLS is
- * the JDK's engine.
+ * and a client certificate's CN as the username the ACLs see, over TLS and over wss; with HiveMQ's
+ * client, Paho's WebSocket transport and Mosquitto's clients. Each on a broker whose TLS is OpenSSL where
+ * it loads ({@code provider = auto}) and on one whose TLS is the JDK's engine.
  */
 class TlsIT {
     private static final SecurityFiles files = SecurityFiles.create("tls");
@@ -32,12 +34,16 @@ class TlsIT {
     private static final int PLAIN = 0;
     private static final int TLS = 1;
     private static final int MUTUAL = 2;
+    private static final int MUTUAL_WSS = 3;
     private static final String BROKER = """
             listeners = [
               { host = "127.0.0.1", port = 0 }
               { host = "127.0.0.1", port = 0, tls { cert-file = %1$s, key-file = %2$s, provider = %4$s } }
               { host = "127.0.0.1", port = 0, tls { cert-file = %1$s, key-file = %2$s, ca-file = %3$s,
                                                     require-client-cert = true, cert-cn-as-username = true, provider = %4$s } }
+              { host = "127.0.0.1", port = 0, protocol = websocket,
+                tls { cert-file = %1$s, key-file = %2$s, ca-file = %3$s, require-client-cert = true, cert-cn-as-username = true,
+                      provider = %4$s } }
             ]
             auth.acl = [ "topic read #", "topic write e2e/#", "user device-1", "topic readwrite devices/device-1/#" ]
             """;
@@ -113,6 +119,24 @@ class TlsIT {
             assertEquals("20", Hive5.text(monitor.next()));
             assertEquals(0x87, device2.publish("devices/device-1/temperature", 1, "forged"));
             assertEquals(0x87, monitor.publish("devices/device-1/temperature", 1, "anonymous"));
+            assertEquals(Optional.empty(), monitor.quiet().map(Hive5::text));
+        }
+    }
+
+    @ParameterizedTest(name = "provider = {0}")
+    @ValueSource(strings = {"auto", "jdk"})
+    @DisplayName("over wss too: a client certificate's CN is the username the ACLs see")
+    void theCertificateNameFeedsTheAclsOverWss(String provider) throws Exception {
+        var wss = "wss://127.0.0.1:" + port(provider, MUTUAL_WSS) + "/mqtt";
+        try (var monitor = Hive5.connect(port(provider, PLAIN), Names.clientId("monitor"), Optional.empty(), Optional.empty());
+             var device1 = V5Client.connect(wss, Names.clientId("d1"), options -> options.setSocketFactory(
+                     certificates.clientContext(Optional.of(certificates.client("device-1"))).getSocketFactory()));
+             var device2 = V5Client.connect(wss, Names.clientId("d2"), options -> options.setSocketFactory(
+                     certificates.clientContext(Optional.of(certificates.client("device-2"))).getSocketFactory()))) {
+            assertEquals(1, monitor.subscribe("devices/#"));
+            device2.publish("devices/device-1/temperature", "forged".getBytes(StandardCharsets.UTF_8), 0, false);
+            device1.publish("devices/device-1/temperature", "20".getBytes(StandardCharsets.UTF_8), 1, false);
+            assertEquals("20", Hive5.text(monitor.next()));
             assertEquals(Optional.empty(), monitor.quiet().map(Hive5::text));
         }
     }

@@ -5,7 +5,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
-import javax.net.ssl.SSLEngine;
 
 /**
  * TLS as one listener serves it, made by {@link TlsFiles#load}: the listener's Netty {@link SslContext}
@@ -18,8 +17,8 @@ import javax.net.ssl.SSLEngine;
  * or its listener stopped, and its last socket closed). No release to get right on each of those paths
  * ({@code --test-config}, a reload that fails on another listener's files), nor a race between a socket
  * accepted with the old context and the reload that drops it. An {@link SslHandler} frees its engine as
- * its socket closes; a finalizer frees one that never got into a handler (Pekko HTTP's TLS stage takes
- * engines and never releases them), at the price of a finalizer registered per engine.
+ * its socket closes; a finalizer frees one whose handler never ran (a socket that could not be
+ * registered), at the price of a finalizer registered per engine.
  */
 public record ListenerTls(SslContext context, boolean certificateNameAsUsername, String implementation) {
     /**
@@ -29,10 +28,5 @@ public record ListenerTls(SslContext context, boolean certificateNameAsUsername,
      */
     public SslHandler newHandler(ByteBufAllocator allocator, InetSocketAddress remote, Executor delegatedTasks) {
         return context.newHandler(allocator, remote.getHostString(), remote.getPort(), delegatedTasks);
-    }
-
-    /** A server engine for a TLS layer that is not Netty's (Pekko HTTP's, which knows no client address before it). */
-    public SSLEngine newEngine() {
-        return context.newEngine(ByteBufAllocator.DEFAULT);
     }
 }

@@ -59,6 +59,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ShardChannelsTlsTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
+    /** The largest WebSocket frame, which these TCP listeners never read. */
+    private static final int WEBSOCKET_FRAME = 1024 * 1024;
     private static final ByteString CONNECT_START = ByteString.fromArray(new byte[] {0x10, 0x0c, 0x00, 0x04, 'M', 'Q', 'T', 'T'});
 
     @TempDir
@@ -74,7 +76,7 @@ class ShardChannelsTlsTest {
     private final ShardChannels channels = new ShardChannels(task -> {
         delegated.incrementAndGet();
         handshakeSteps.execute(task);
-    });
+    }, WEBSOCKET_FRAME);
     private final LinkedBlockingQueue<AcceptedSocket> accepted = new LinkedBlockingQueue<>();
     private final List<Socket> clients = new ArrayList<>();
     private final Listener listener = Listener.of(0, new ListenerSettings("127.0.0.1", 0, Optional.empty(), Optional.empty(),
