@@ -24,7 +24,7 @@ import java.nio.ByteBuffer;
  * PUBLISH (3.3): the fixed-header flags carry DUP, QoS and RETAIN (3.3.1); then the Topic Name, a
  * packet identifier for QoS 1 and 2, properties in 5.0, and the rest of the frame is the payload,
  * copied out so the packet never shares the connection's buffer; but kept in place when the frame's body
- * is the decoder's own array (joined from reads), which nothing else holds.
+ * is the decoder's own array (joined from reads), which nothing else holds, and the payload most of it.
  *
  * <p>An empty Topic Name is allowed in 5.0 because a Topic Alias may stand for it (3.3.2.3.4); whether
  * one does is the connection's to check, as are the alias itself and the Payload Format Indicator's
@@ -61,7 +61,8 @@ final class PublishCodec {
         }
         int packetId = qos == 0 ? 0 : readPacketId(in);
         var properties = version.hasProperties() ? PropertiesCodec.decode(in, Scope.PUBLISH) : Properties.NONE;
-        var payload = owned ? shareRemaining(in) : readRemaining(in);
+        // Kept in the body's array only where it is most of it: else a small payload would keep a long topic alive.
+        var payload = owned && 2L * in.remaining() >= in.limit() ? shareRemaining(in) : readRemaining(in);
         return new Publish(topic, payload, QoS.of(qos), retain, dup, packetId, properties);
     }
 

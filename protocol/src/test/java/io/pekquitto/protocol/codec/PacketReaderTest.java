@@ -170,6 +170,15 @@ class PacketReaderTest {
         assertEquals(publish, read);
         assertEquals(3, (int) read.payload().view((array, offset, length) -> offset), "kept after its topic, not copied out");
 
+        var longTopic = Publish.atMostOnce("t".repeat(700), Binary.of(new byte[600]), false);
+        var longTopicWire = PacketEncoder.encode(longTopic, V3).array();
+        reader.feed(ByteBuffer.wrap(Arrays.copyOfRange(longTopicWire, 0, 800)));
+        assertNull(reader.poll());
+        reader.feed(ByteBuffer.wrap(Arrays.copyOfRange(longTopicWire, 800, longTopicWire.length)));
+        var copied = (Publish) reader.poll();
+        assertEquals(longTopic, copied);
+        assertEquals(0, (int) copied.payload().view((array, offset, length) -> offset), "less than half the body: copied out");
+
         var whole = wire.clone();
         reader.feed(ByteBuffer.wrap(whole));
         var inOneRead = (Publish) reader.poll();
