@@ -43,15 +43,18 @@ wait_port() {
   return 1
 }
 
-# Each configuration ($2...) as a broker jar (a leading `jar=PATH`, else $1) and the rest, its JVM
-# options: into JARS and OPTS, one entry per configuration.
+# Each configuration ($2...) as a broker jar (a leading `jar=PATH`, `hivemq` for run-compare.sh's HiveMQ CE
+# column, else $1) and the rest, its JVM options: into JARS and OPTS, one entry per configuration.
 split_configs() {
   local default_jar=$1 config jar
   shift
   JARS=()
   OPTS=()
   for config in "$@"; do
-    if [[ $config == jar=* ]]; then
+    if [[ $config == hivemq || $config == "hivemq "* ]]; then
+      JARS+=(hivemq)  # bench/run-compare.sh's HiveMQ CE column
+      if [[ $config == *" "* ]]; then OPTS+=("${config#* }"); else OPTS+=(""); fi
+    elif [[ $config == jar=* ]]; then
       jar=${config%% *}
       jar=${jar#jar=}
       if [[ $config == *" "* ]]; then OPTS+=("${config#* }"); else OPTS+=(""); fi

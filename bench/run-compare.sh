@@ -33,6 +33,10 @@
 #                 and the load generator's subscribers with persistent sessions (--persistent-subscribers)
 # Without -p no broker keeps anything on disk (pekquitto store.enabled = false, Mosquitto's default).
 # churn-qos0's extra client is a plain TCP socket: with -t or -w it is left out of the default scenarios.
+# A configuration `hivemq` (optionally followed by JVM options: "hivemq -Xmx2g") is a column of HiveMQ
+# Community Edition 2025.5, embedded (bench/hivemq-ce, built on first use; TCP only: not with -t, -w or
+# -p), so that one run compares the three brokers:
+#   bench/run-compare.sh -s fanin-qos1-16k,fanin-qos1-60k -l hivemq,pekquitto -- hivemq "-Dpekquitto.shards=1"
 # One load-generator jar (this tree's bench/target/pekquitto-bench.jar) drives every column.
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
@@ -92,6 +96,8 @@ SCENARIOS=(
   "slow-subscriber-qos1|fanin --qos 1 --max-lag 50 --slow-subscribers 1"
   "churn-qos0|fanin --qos 0 --max-lag 100 --subscription-churn 1000"
   "fanin-qos1-unthrottled|fanin --qos 1"
+  "fanin-qos1-16k|fanin --qos 1 --max-lag 50 --payload 16000"
+  "fanin-qos1-60k|fanin --qos 1 --max-lag 50 --payload 60000"
   "fanin-qos0-unthrottled|fanin --qos 0"
   "fanout|fanout --qos 0 --max-lag 100"
   "latency|latency --messages 20000 --warmup 2000"
@@ -131,6 +137,11 @@ BROKER_PID=""
 trap cleanup EXIT INT TERM
 
 [ -f "$BENCH_JAR" ] || (cd "$ROOT" && mvn -B -q -pl bench -am -DskipTests package)
+HIVEMQ_DIR="$ROOT/bench/hivemq-ce"
+if [[ " ${JARS[*]} " == *" hivemq "* ]]; then
+  [ -z "$TLS$WS$PERSIST" ] || fail "the hivemq column is plain TCP without persistence: not with -t, -w or -p"
+  [ -d "$HIVEMQ_DIR/target/lib" ] || mvn -B -q -f "$HIVEMQ_DIR/pom.xml" package
+fi
 if [[ " ${JARS[*]} " == *" $BROKER_JAR "* && ! -f $BROKER_JAR ]]; then
   (cd "$ROOT" && mvn -B -q -DskipTests package)
 fi
@@ -203,6 +214,14 @@ start_pekquitto() { # port, jvm options (one string), broker jar, log name
   BROKER_PID=$!
 }
 
+start_hivemq() { # port, jvm options (one string), log name
+  rm -rf "$WORK/hivemq-$3"
+  # shellcheck disable=SC2086  # the options string is split on purpose
+  timeout "$BROKER_TIMEOUT" "$JAVA" $2 -cp "$HIVEMQ_DIR/target/classes:$HIVEMQ_DIR/target/lib/*" \
+      io.pekquitto.bench.hivemq.HiveMqCe "$1" "$WORK/hivemq-$3" >"$RUN_DIR/$3.log" 2>&1 &
+  BROKER_PID=$!
+}
+
 # The pid whose RSS counts: timeout's child (the broker itself).
 broker_process() {
   local child
@@ -218,7 +237,13 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
     name=${NAMES[$1]} config=${OPTS[$1]}
   fi
   port=$(free_port)
-  if [ "$1" -lt 0 ]; then start_mosquitto "$port"; else start_pekquitto "$port" "$config" "${JARS[$1]}" "$name"; fi
+  if [ "$1" -lt 0 ]; then
+    start_mosquitto "$port"
+  elif [ "${JARS[$1]}" = hivemq ]; then
+    start_hivemq "$port" "$config" "$name"
+  else
+    start_pekquitto "$port" "$config" "${JARS[$1]}" "$name"
+  fi
   if [ "$1" -lt 0 ]; then echo mosquitto; else echo "jar=${JARS[$1]} $config"; fi >"$RUN_DIR/$name.config"
   if ! wait_port "$port"; then
     cleanup
@@ -240,6 +265,7 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
   timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 $BENCH_CLIENT_OPTS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
+    if [ "$scenario" = connect-rate ]; then extra="--broker-pid $pid"; fi
     if [ "$scenario" = idle ]; then
       extra="--broker-pid $pid"
       # A JVM broker: also its live heap after a full GC (jcmd), the figure per connection BENCHMARKS.md tracks.

@@ -8,19 +8,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * --concurrency clients each loop over connect, CONNECT, CONNACK, DISCONNECT, close until
- * --duration; reports completed connects per second.
+ * --duration; reports completed connects per second, and with --broker-pid the broker's CPU time per
+ * connect (user and system, every thread) over the run.
  */
 final class ConnectRateScenario {
 
     private final Bench.Context context;
     private final int concurrency;
     private final long duration;
+    private final long brokerPid;
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
 
     ConnectRateScenario(Bench.Context context, Options options) {
         this.context = context;
         this.concurrency = options.integer("concurrency", 8, 1, 10_000);
         this.duration = options.nanos("duration", 10);
+        this.brokerPid = options.longValue("broker-pid", 0);
     }
 
     Report run() throws InterruptedException {
@@ -28,6 +31,7 @@ final class ConnectRateScenario {
         report.put("label", context.label()).put("concurrency", concurrency);
         var stopped = new CountDownLatch(concurrency);
         var cyclers = new ArrayList<Cycler>();
+        long cpuBefore = brokerPid > 0 ? BrokerCpu.nanos(brokerPid) : 0;
         long start = System.nanoTime();
         long deadline = start + duration;
         for (int i = 0; i < concurrency; i++) {
@@ -43,6 +47,7 @@ final class ConnectRateScenario {
             errors.add("some connects did not complete within 15 s after --duration");
         }
         long end = System.nanoTime();
+        long cpu = brokerPid > 0 ? BrokerCpu.nanos(brokerPid) - cpuBefore : 0;
         context.closeLoops();
         long connects = 0;
         long failures = 0;
@@ -55,6 +60,11 @@ final class ConnectRateScenario {
         report.put("connects", connects).put("failures", failures).put("connects_per_s", rate).put("seconds", seconds);
         report.say("%s%,d connects in %.1f s: %,.0f connects/s, %d failures (concurrency %d)", context.labelPrefix(),
                 connects, seconds, rate, failures, concurrency);
+        if (brokerPid > 0 && connects > 0) {
+            double cpuPerConnect = cpu / 1e3 / connects;
+            report.put("broker_cpu_us_per_connect", cpuPerConnect);
+            report.say("%sbroker CPU %.1f us per connect (%.1f s of CPU in %.1f s)", context.labelPrefix(), cpuPerConnect, cpu / 1e9, seconds);
+        }
         if (failures > 0) report.say("first failures: %s", String.join("; ", errors.stream().distinct().limit(3).toList()));
         if (failures > connects / 100) report.error(failures + " failed connects");
         return report;

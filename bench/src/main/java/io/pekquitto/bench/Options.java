@@ -54,7 +54,8 @@ final class Options {
               --warmup N          latency round trips not measured [1000]
               --connections N     idle connections [10000]
               --hold S            idle: seconds to hold the connections [5]
-              --broker-pid PID    idle: read the broker's VmRSS from /proc/PID/status before and after
+              --broker-pid PID    idle: read the broker's VmRSS from /proc/PID/status before and after;
+                                  connect-rate: its CPU time per connect, from /proc/PID/stat
               --jcmd              idle, JVM broker: full GC (jcmd PID GC.run) and read its live heap before and after
               --concurrency N     connects in progress at once: idle [64], connect-rate [8]
               --takeovers N       takeover: how many [200]

@@ -8,7 +8,6 @@ import io.pekquitto.ops.fatal.HaltOnFatalError;
 import io.pekquitto.shards.Broker;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
 import io.pekquitto.shards.tcp.TlsFiles;
 import java.io.PrintStream;
@@ -108,9 +107,6 @@ public final class Main {
         return Broker.version();
     }
 
-    /** Live heap per idle WebSocket connection, measured at 10,000 (BENCHMARKS.md, MQTT over WebSockets). */
-    private static final long WEBSOCKET_HEAP_KIB = 45;
-
     /** Serves until the broker stops; 1 if its cluster stopped it (a supervisor restarts it then), else 0. */
     private static int serve(CommandLine commandLine, BrokerSettings settings, LogLevel logLevel) {
         // Only now: Logback configures itself at the first logger, and -v must be set before that.
@@ -128,12 +124,6 @@ public final class Main {
                     listener.websocket().map(websocket -> " (MQTT over WebSockets: " + (listener.tls().isPresent() ? "wss" : "ws")
                             + "://" + address.getHostString() + ":" + address.getPort() + websocket.path() + ")")
                             .orElse(listener.tls().isPresent() ? " (TLS)" : ""));
-            if (listener.websocket().isPresent() && listener.maxConnections() == ListenerSettings.UNLIMITED) {
-                long heapMiB = Runtime.getRuntime().maxMemory() >> 20;
-                log.warn("Listener {} (WebSocket) has no max-connections: a WebSocket connection holds about {} KiB of "
-                        + "heap (Pekko HTTP's stream; BENCHMARKS.md), so this heap of {} MiB runs out at about {} of them",
-                        i, WEBSOCKET_HEAP_KIB, heapMiB, heapMiB * 1024 / WEBSOCKET_HEAP_KIB);
-            }
         }
         log.info(access(settings.auth()));
         broker.metricsAddress().ifPresent(metrics -> log.info("Prometheus metrics at http://{}:{}/metrics",

@@ -84,12 +84,6 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private enum ShutdownTimedOut implements Command { INSTANCE }
 
-    /** During the shutdown, once every shard is drained: are the WebSocket streams done writing? */
-    private enum WebSocketsCheck implements Command { INSTANCE }
-
-    /** How often the shutdown looks whether the last WebSocket streams have ended. */
-    private static final Duration WEBSOCKETS_CHECK = Duration.ofMillis(10);
-
     /** From a {@link TcpListener}: it is bound, with its TLS files read. */
     record ListenerBound(int index, InetSocketAddress address, Optional<ReloadableTls> tls) implements Command {}
 
@@ -249,10 +243,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
             listenerTls.add(Optional.empty());
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             var listener = served.get(i);
-            var props = listener.settings().websocket().isPresent()
-                    ? WebSocketListener.props(listener, settings.connectTimeout(), placement, context.getSelf())
-                    : TcpListener.props(listener, placement, context.getSelf());
-            listeners.add(Adapter.actorOf(context, props, "listener-" + i));
+            listeners.add(Adapter.actorOf(context, TcpListener.props(listener, placement, context.getSelf()), "listener-" + i));
         }
         this.figures = context.spawn(FiguresCollector.create(shards, served, store, storeHealth, settings.operations().sysInterval(),
                 version(), extras, System::nanoTime), "figures");
@@ -286,7 +277,6 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                 .onMessage(ShardDrained.class, this::onShardDrained)
                 .onMessageEquals(StopAccepting.INSTANCE, this::stopAccepting)
                 .onMessageEquals(ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
-                .onMessageEquals(WebSocketsCheck.INSTANCE, this::stopOnceWebSocketsEnded)
                 .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
                 .onMessage(ConnectClient.class, this::onConnectClient)
                 .onMessage(ListenerBound.class, this::onListenerBound)
@@ -323,21 +313,9 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private Behavior<Command> onShardDrained(ShardDrained drained) {
         drainedShards.add(drained.index());
-        return drainedShards.size() < shards.size() ? this : stopOnceWebSocketsEnded();
-    }
-
-    /**
-     * Every connection actor has stopped, but a WebSocket's last bytes (its DISCONNECT 0x8B, its close
-     * frame) are still on their way through its stream, which the actor system's end would cut: the broker
-     * stops once every WebSocket listener's streams have ended (each gives its place back then), or at the
-     * drain timeout. A TCP socket's last write is in the kernel's buffer already, flushed in its connection's turn.
-     */
-    private Behavior<Command> stopOnceWebSocketsEnded() {
-        boolean ended = served.stream().filter(listener -> listener.settings().websocket().isPresent())
-                .allMatch(listener -> listener.connections().open() == 0);
-        if (ended) return Behaviors.stopped();
-        timers.startSingleTimer(WebSocketsCheck.INSTANCE, WEBSOCKETS_CHECK);
-        return this;
+        // Every connection actor has stopped: its last bytes (a DISCONNECT 0x8B, a WebSocket's close frame)
+        // are in the kernel's buffer already, flushed in its turn.
+        return drainedShards.size() < shards.size() ? this : Behaviors.stopped();
     }
 
     private Behavior<Command> onShutdownTimedOut() {

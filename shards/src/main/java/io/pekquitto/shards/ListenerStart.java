@@ -5,9 +5,16 @@ import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.tcp.TlsFiles;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** What every kind of listener does around its bind: read its TLS files first, report a failed bind. */
+/**
+ * What every kind of listener does around its bind: read its TLS files first (and log whose TLS serves it),
+ * report a failed bind.
+ */
 final class ListenerStart {
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerStart.class);
+
     private ListenerStart() {}
 
     /**
@@ -18,7 +25,9 @@ final class ListenerStart {
         var settings = listener.settings();
         if (settings.tls().isEmpty()) return Optional.empty();
         try {
-            return Optional.of(new ReloadableTls(TlsFiles.load(settings.tls().get())));
+            var tls = TlsFiles.load(settings.tls().get());
+            LOG.info("listener {}:{} serves TLS with {}", settings.host(), settings.port(), tls.implementation());
+            return Optional.of(new ReloadableTls(tls));
         } catch (TlsConfigurationException e) {
             broker.tell(new Broker.ListenerFailed(listener.index(), "listener " + settings.host() + ":" + settings.port()
                     + ": " + e.getMessage()));

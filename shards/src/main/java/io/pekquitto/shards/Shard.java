@@ -32,7 +32,6 @@ import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
 import io.pekquitto.shards.tcp.ListenerTls;
 import io.pekquitto.shards.transport.AcceptedSocket;
-import io.pekquitto.shards.websocket.WebSocketStream;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -72,13 +71,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** The shard's own messages: from the broker, from its peers, and to itself. */
     public sealed interface Command extends ShardMessage {}
 
-    /** A new TCP connection from {@code listener}, to be served by this shard. */
+    /** A new connection from {@code listener} (TCP, TLS, WebSocket), to be served by this shard. */
     public record Accept(AcceptedSocket socket, InetSocketAddress remote, Optional<ListenerTls> tls,
                          Listener listener) implements Command {}
-
-    /** A new WebSocket connection from a WebSocket listener, to be served by this shard. */
-    public record AcceptWebSocket(WebSocketStream stream, InetSocketAddress remote, Optional<String> peerCommonName,
-                                  Listener listener) implements Command {}
 
     /** From the Broker: this shard's index and every shard of the mesh, itself included. */
     public record Peers(int index, MeshPeers shards) implements Command {}
@@ -134,7 +129,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private final BrokerSettings settings;
     private final TimerScheduler<ShardMessage> timers;
-    /** Spawns the connection actors: for sockets, WebSockets, in-process clients and resumed parks. */
+    /** Spawns the connection actors: for sockets, in-process clients and resumed parks. */
     private final ShardConnections connections;
     private final ShardCounts counts;
     private final LongSupplier clock;
@@ -219,7 +214,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public Receive<ShardMessage> createReceive() {
         return newReceiveBuilder()
                 .onMessage(Accept.class, this::onAccept)
-                .onMessage(AcceptWebSocket.class, this::onAcceptWebSocket)
                 .onMessage(InProcessClient.Start.class, start -> same(() -> connections.startClient(start)))
                 .onMessage(Peers.class, this::onPeers)
                 .onMessage(PeersChanged.class, changed -> same(() -> controlPlane.peersChanged(changed)))
@@ -284,15 +278,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
             return connectionGone();
         }
         connections.acceptSocket(accept);
-        return this;
-    }
-
-    private Behavior<ShardMessage> onAcceptWebSocket(AcceptWebSocket accept) {
-        if (shutdown.isShuttingDown()) {  // its place in max-connections is given back when its stream ends
-            accept.stream().cancel();
-            return connectionGone();
-        }
-        connections.acceptWebSocket(accept);
         return this;
     }
 

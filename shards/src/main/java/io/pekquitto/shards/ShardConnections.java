@@ -9,7 +9,6 @@ import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.transport.ShardChannels;
-import io.pekquitto.shards.websocket.ShardWebSockets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -19,12 +18,11 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
- * Where a shard's connections and their actors come from: each socket and WebSocket accepted is served
- * without an actor until its CONNECT is whole ({@link PreConnect}, its connect timeout on the shard's
- * deadline queue), then by one; each in-process client and each parked connection resumed gets one too;
- * all children of the shard on its thread, named {@code connection-N}, watched so that the shard hears
- * when one stops. It also holds the handlers of the shard's sockets ({@link ShardChannels}) and
- * WebSockets ({@link ShardWebSockets}, spawned with the first).
+ * Where a shard's connections and their actors come from: each socket accepted (TCP, TLS, WebSocket) is
+ * served without an actor until its CONNECT is whole ({@link PreConnect}, its connect timeout on the
+ * shard's deadline queue), then by one; each in-process client and each parked connection resumed gets
+ * one too; all children of the shard on its thread, named {@code connection-N}, watched so that the shard
+ * hears when one stops. It also holds the shard's sockets ({@link ShardChannels}).
  */
 final class ShardConnections {
     private final ActorContext<ShardMessage> context;
@@ -36,7 +34,6 @@ final class ShardConnections {
     private final ParkedConnections withoutActor;
     /** Connections still waiting for their CONNECT: told when the broker shuts down. */
     private final Set<ConnectionRef> awaitingConnect = new HashSet<>();
-    private ActorRef<ShardWebSockets.Event> webSockets;
     private long sequence;
 
     ShardConnections(ActorContext<ShardMessage> context, ShardEnvironment environment,
@@ -46,20 +43,12 @@ final class ShardConnections {
         this.resumer = resumer;
         this.withoutActor = withoutActor;
         // TLS handshakes' slow steps on Pekko's default dispatcher, not on the shard's thread.
-        this.sockets = new ShardChannels(context.getSystem().executionContext());
+        this.sockets = new ShardChannels(context.getSystem().executionContext(), environment.settings().maxPacketSize());
         context.spawn(ShardChannels.closedWithTheShard(sockets), "sockets", DispatcherSelector.sameAsParent());
     }
 
     void acceptSocket(Shard.Accept accept) {
         sockets.adopt(accept.socket(), newConnection(accept.listener()), accept.tls(), accept.listener());
-    }
-
-    void acceptWebSocket(Shard.AcceptWebSocket accept) {
-        if (webSockets == null) {
-            webSockets = context.spawn(ShardWebSockets.create(), "websockets", DispatcherSelector.sameAsParent());
-        }
-        webSockets.tell(new ShardWebSockets.Adopt(accept.stream(), accept.remote(), accept.peerCommonName(),
-                newConnection(accept.listener())));
     }
 
     /** An in-process client: a connection without a socket, a child on this thread like the others. */

@@ -9,8 +9,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * Picks the shard for each new connection of one listener ({@link Placement}). Called by that listener
- * only, one connection at a time (its actor, or its server's accepting stream); the live counts are
- * kept by the shards themselves.
+ * only, one connection at a time (on its acceptor's thread); the live counts are kept by the shards themselves.
  */
 final class ShardPlacement {
     private final Placement placement;
@@ -24,15 +23,15 @@ final class ShardPlacement {
         this.connectionsPerShard = connectionsPerShard;
     }
 
-    /** The shard for a new connection, counted at once so that a burst of accepts spreads too. */
+    /**
+     * The shard for a new connection, counted at once so that a burst of accepts spreads too: the shard
+     * decrements the count when the connection it is given stops.
+     */
     ActorRef<ShardMessage> next() {
-        return shard(nextIndex());
+        return shards.get(nextIndex());
     }
 
-    /**
-     * The index of the shard for a new connection, counted at once: the shard decrements the count when the
-     * connection it is given stops; a connection never given to it is {@link #released}.
-     */
+    /** The index of {@link #next()}'s shard. */
     int nextIndex() {
         int chosen;
         if (placement == Placement.LEAST_CONNECTIONS) {
@@ -43,15 +42,6 @@ final class ShardPlacement {
         }
         connectionsPerShard.incrementAndGet(chosen);
         return chosen;
-    }
-
-    ActorRef<ShardMessage> shard(int index) {
-        return shards.get(index);
-    }
-
-    /** A connection counted on shard {@code index} that ended before it was given to the shard. */
-    void released(int index) {
-        connectionsPerShard.decrementAndGet(index);
     }
 
     /**

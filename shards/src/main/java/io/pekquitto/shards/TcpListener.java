@@ -13,9 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One TCP or TLS listener: an {@link Acceptor} on a thread of its own, which hands each socket it accepts
- * to a shard ({@link ShardPlacement}), where it is registered on the shard's event loop. This actor only
- * tells the broker how the bind went, and closes the listening socket when told.
+ * One listener of any kind (MQTT over TCP or TLS, MQTT over WebSockets, ws or wss): an {@link Acceptor} on a
+ * thread of its own, which hands each socket it accepts to a shard ({@link ShardPlacement}), where it is
+ * registered on the shard's event loop with the pipeline of the listener's kind. This actor only tells the
+ * broker how the bind went, and closes the listening socket when told.
  */
 final class TcpListener extends AbstractActor {
     private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);

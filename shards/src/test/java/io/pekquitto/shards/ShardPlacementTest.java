@@ -40,14 +40,13 @@ class ShardPlacementTest {
     }
 
     @Test
-    void aConnectionReleasedBeforeItReachedItsShardLeavesNoCount() {
-        // A WebSocket listener's connection is counted on accept; a status-page request never becomes a connection.
-        var connections = new AtomicIntegerArray(2);
-        var placement = new ShardPlacement(Placement.LEAST_CONNECTIONS, List.of(shard(), shard()), connections);
-        int page = placement.nextIndex();
-        placement.released(page);
-        assertEquals(0, connections.get(page));
-        assertEquals(0, placement.nextIndex(), "the least loaded is the first again");
+    void leastConnectionsTakesTheLeastLoadedShardAndCountsItAtOnce() {
+        // Counted as it is chosen, so that a burst of accepts spreads before the shards hear of them.
+        var connections = new AtomicIntegerArray(new int[] {2, 0, 1});
+        var placement = new ShardPlacement(Placement.LEAST_CONNECTIONS, List.of(shard(), shard(), shard()), connections);
+        assertEquals(List.of(1, 1, 2), List.of(placement.nextIndex(), placement.nextIndex(), placement.nextIndex()));
+        assertEquals(2, connections.get(1));
+        assertEquals(2, connections.get(2));
     }
 
     private static ActorRef<ShardMessage> shard() {

@@ -3,7 +3,9 @@ package io.pekquitto.e2e.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.handler.ssl.OpenSsl;
 import io.pekquitto.auth.tls.TestCertificates;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
@@ -15,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * SIGHUP to the runnable jar: the password file and the TLS listener's certificate are read again, new
@@ -57,9 +61,11 @@ class HangupReloadIT {
         }
     }
 
-    @Test
-    @DisplayName("after SIGHUP a new TLS connection gets the certificate now in the files")
-    void theCertificateIsReadAgain() throws Exception {
+    @ParameterizedTest(name = "provider = {0}")
+    @ValueSource(strings = {"openssl", "jdk"})
+    @DisplayName("after SIGHUP a new TLS connection gets the certificate now in the files; one made before goes on")
+    void theCertificateIsReadAgain(String provider) throws Exception {
+        assumeTrue(!provider.equals("openssl") || OpenSsl.isAvailable(), "OpenSSL does not load here");
         var before = TestCertificates.create(Files.createDirectory(files.directory().resolve("before")));
         var after = TestCertificates.create(Files.createDirectory(files.directory().resolve("after")));
         var certificate = files.directory().resolve("server.crt");
@@ -67,8 +73,10 @@ class HangupReloadIT {
         Files.copy(before.server().certificateFile(), certificate);
         Files.copy(before.server().keyFile(), key);
         try (var broker = RunnableJar.start("listeners = [{ host = \"127.0.0.1\", port = 0, tls { cert-file = "
-                + SecurityFiles.quoted(certificate) + ", key-file = " + SecurityFiles.quoted(key) + " } }]")) {
-            overTls(broker.port(), before).close();
+                + SecurityFiles.quoted(certificate) + ", key-file = " + SecurityFiles.quoted(key) + ", provider = " + provider + " } }]");
+             var kept = overTls(broker.port(), before)) {
+            assertTrue(broker.log().contains("serves TLS with " + (provider.equals("openssl") ? "OpenSSL" : "the JDK's engine")),
+                    broker.log());
 
             // As a renewal does: new files at the same paths.
             Files.copy(after.server().certificateFile(), certificate, StandardCopyOption.REPLACE_EXISTING);
@@ -79,6 +87,7 @@ class HangupReloadIT {
             assertTrue(broker.log().contains("TLS files of listener 1 (port " + broker.port() + ")"), broker.log());
             overTls(broker.port(), after).close();
             assertThrows(RuntimeException.class, () -> overTls(broker.port(), before).close());
+            assertEquals(0, kept.publish("e2e/" + Names.topic("kept"), 1, "after the reload") & 0x80);
         }
     }
 

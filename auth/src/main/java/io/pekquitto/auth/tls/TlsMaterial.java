@@ -7,29 +7,28 @@ import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * A TLS listener's certificate, key and trusted CAs, read once at start, and the server engines made
- * from them: TLS 1.3 and 1.2 only; with a CA file, client certificates are verified (required or
- * wanted).
+ * A TLS listener's certificate, key and trusted CAs, read once at start, as the JSSE factories that any
+ * TLS implementation takes (the JDK's, or OpenSSL through Netty): TLS 1.3 and 1.2 only; with a CA
+ * file, client certificates are verified (required or wanted).
  */
 public final class TlsMaterial {
-    private static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+    /** The protocols a listener speaks, newest first. */
+    public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
     private static final char[] IN_MEMORY = "pekquitto".toCharArray();
 
-    private final SSLContext context;
+    private final KeyManagerFactory keyManagers;
+    private final Optional<TrustManagerFactory> clientAuthorities;
     private final TlsOptions options;
-    private final String[] protocols;
 
-    private TlsMaterial(SSLContext context, TlsOptions options) {
-        this.context = context;
+    private TlsMaterial(KeyManagerFactory keyManagers, Optional<TrustManagerFactory> clientAuthorities, TlsOptions options) {
+        this.keyManagers = keyManagers;
+        this.clientAuthorities = clientAuthorities;
         this.options = options;
-        var supported = List.of(context.getSupportedSSLParameters().getProtocols());
-        this.protocols = PROTOCOLS.stream().filter(supported::contains).toArray(String[]::new);
     }
 
     /**
@@ -51,32 +50,28 @@ public final class TlsMaterial {
             keys.setKeyEntry("server", key, IN_MEMORY, chain.toArray(X509Certificate[]::new));
             var keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keyManagers.init(keys, IN_MEMORY);
-            var trustManagers = options.caFile().isPresent() ? trusting(PemFiles.certificates(options.caFile().get(), "ca-file")) : null;
-            var context = SSLContext.getInstance("TLS");
-            context.init(keyManagers.getKeyManagers(), trustManagers == null ? null : trustManagers.getTrustManagers(), null);
-            return new TlsMaterial(context, options);
+            var authorities = options.caFile().isPresent()
+                    ? Optional.of(trusting(PemFiles.certificates(options.caFile().get(), "ca-file"))) : Optional.<TrustManagerFactory>empty();
+            return new TlsMaterial(keyManagers, authorities, options);
         } catch (GeneralSecurityException | java.io.IOException e) {
             throw new TlsConfigurationException("cert-file " + options.certFile() + " and key-file " + options.keyFile()
                     + " cannot be used for TLS: " + e.getMessage(), e);
         }
     }
 
-    /** A server engine for one accepted connection. */
-    public SSLEngine newServerEngine(String peerHost, int peerPort) {
-        var engine = context.createSSLEngine(peerHost, peerPort);
-        engine.setUseClientMode(false);
-        engine.setEnabledProtocols(protocols);
-        if (options.requireClientCert()) {
-            engine.setNeedClientAuth(true);
-        } else if (options.caFile().isPresent()) {
-            engine.setWantClientAuth(true);  // an optional certificate, verified when given
-        }
-        return engine;
+    /** The server's key and certificate chain. */
+    public KeyManagerFactory keyManagers() {
+        return keyManagers;
     }
 
-    /** The protocols the engines enable, newest first. */
-    public List<String> protocols() {
-        return List.of(protocols);
+    /** What client certificates are verified against: the CAs of the ca-file, if there is one. */
+    public Optional<TrustManagerFactory> clientAuthorities() {
+        return clientAuthorities;
+    }
+
+    /** Whether a client must present a certificate that verifies; without, one is wanted where a ca-file is set. */
+    public boolean requiresClientCertificate() {
+        return options.requireClientCert();
     }
 
     private static TrustManagerFactory trusting(List<X509Certificate> authorities) throws GeneralSecurityException, java.io.IOException {

@@ -112,6 +112,13 @@ final class DataRepresentation {
         return Binary.wrap(bytes);
     }
 
+    /** The rest of the frame in place, for a body whose array is the decoder's own (a PUBLISH payload). */
+    static Binary shareRemaining(ByteBuffer in) {
+        var shared = Binary.share(in.array(), in.arrayOffset() + in.position(), in.remaining());
+        in.position(in.limit());
+        return shared;
+    }
+
     /** 1.5.4: a Two Byte Integer length, then well-formed UTF-8 without surrogates or U+0000. */
     static String readString(ByteBuffer in, String field) {
         int length = readTwoByteInteger(in, field);

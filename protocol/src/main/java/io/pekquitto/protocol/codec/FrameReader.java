@@ -23,8 +23,12 @@ import java.nio.ByteBuffer;
 final class FrameReader {
     enum State { READING_FIXED_HEADER, READING_BODY, FAILED }
 
-    /** One whole frame; {@code body} holds exactly the Remaining Length bytes. */
-    record Frame(int fixedHeader, ByteBuffer body) {}
+    /**
+     * One whole frame; {@code body} holds exactly the Remaining Length bytes. {@code owned}: the body is an
+     * array of its own, joined here from a body split across reads, that nothing else holds or writes (its
+     * payload may be kept without a copy); else a slice of the fed bytes.
+     */
+    record Frame(int fixedHeader, ByteBuffer body, boolean owned) {}
 
     /** A rule on packet types that depends on the connection, applied at a frame's first byte. */
     interface TypeCheck {
@@ -161,19 +165,19 @@ final class FrameReader {
             if (input.remaining() >= remainingLength) {
                 var body = input.slice(input.position(), remainingLength);  // no copy
                 input.position(input.position() + remainingLength);
-                return completed(body);
+                return completed(body, false);
             }
             if (!input.hasRemaining()) return null;
-            partialBody = new PartialBody(remainingLength);
+            partialBody = new PartialBody(remainingLength, fixedHeader >> 4 == PacketType.PUBLISH.value());
         }
         var body = partialBody.take(input);
         if (body == null) return null;
         partialBody = null;
-        return completed(body);
+        return completed(body, true);
     }
 
-    private Frame completed(ByteBuffer body) {
-        var frame = new Frame(fixedHeader, body);
+    private Frame completed(ByteBuffer body, boolean owned) {
+        var frame = new Frame(fixedHeader, body, owned);
         state = State.READING_FIXED_HEADER;
         fixedHeader = NO_HEADER;
         remainingLength = 0;

@@ -17,15 +17,16 @@ final class PacketDecoder {
     /**
      * @param fixedHeader the first byte of the frame: type nibble and flags (2.1.1)
      * @param body the variable header and payload, exactly Remaining Length bytes; consumed
+     * @param owned the body's array is the decoder's own, which nothing writes: a PUBLISH payload is kept in it
      */
-    static Packet decode(int fixedHeader, ByteBuffer body, ProtocolVersion version) {
+    static Packet decode(int fixedHeader, ByteBuffer body, boolean owned, ProtocolVersion version) {
         var type = PacketType.ofNibble(fixedHeader >> 4);
         if (type == null) throw new MalformedPacketException("packet type 0 is reserved (2.1.2)");
         int flags = fixedHeader & 0x0F;
         Packet packet = switch (type) {
             case CONNECT -> ConnectCodec.decode(flags, body);
             case CONNACK -> ConnAckCodec.decode(flags, body, version);
-            case PUBLISH -> PublishCodec.decode(flags, body, version);
+            case PUBLISH -> PublishCodec.decode(flags, body, owned, version);
             case PUBACK, PUBREC, PUBREL, PUBCOMP -> PubAckFamilyCodec.decode(type, flags, body, version);
             case SUBSCRIBE -> SubscribeCodec.decode(flags, body, version);
             case SUBACK -> SubAckCodec.decode(flags, body, version);

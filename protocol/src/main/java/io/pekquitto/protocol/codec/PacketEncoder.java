@@ -44,6 +44,17 @@ public final class PacketEncoder {
     }
 
     /**
+     * A new buffer, ready to read, holding the PUBLISH without its payload: the caller sends the payload
+     * after it as it is, one array shared by every subscriber's copy of the message.
+     */
+    public static ByteBuffer encodeHead(Publish publish, ProtocolVersion version) {
+        int remainingLength = PublishCodec.remainingLength(publish, version);
+        var buffer = ByteBuffer.allocate(DataRepresentation.packetSize(remainingLength) - publish.payload().length());
+        PublishCodec.encodeHead(publish, version, remainingLength, buffer);
+        return buffer.flip();
+    }
+
+    /**
      * Writes the encoded packet at the target's position.
      *
      * @throws BufferOverflowException if the target has less than {@link #encodedSize} bytes remaining;

@@ -107,7 +107,7 @@ public final class PacketReader {
                 frames.maximumPacketSize(maximumPacketSize);  // past the CONNECT limit, if there was one
                 version = ConnectCodec.readVersion(frame.body());
             }
-            return PacketDecoder.decode(frame.fixedHeader(), frame.body(), version);
+            return PacketDecoder.decode(frame.fixedHeader(), frame.body(), frame.owned(), version);
         } catch (MalformedPacketException e) {
             failure = e;
             throw e;

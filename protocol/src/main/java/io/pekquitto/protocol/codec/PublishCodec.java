@@ -3,6 +3,7 @@ package io.pekquitto.protocol.codec;
 import static io.pekquitto.protocol.codec.DataRepresentation.readPacketId;
 import static io.pekquitto.protocol.codec.DataRepresentation.readRemaining;
 import static io.pekquitto.protocol.codec.DataRepresentation.readString;
+import static io.pekquitto.protocol.codec.DataRepresentation.shareRemaining;
 import static io.pekquitto.protocol.codec.DataRepresentation.stringSize;
 import static io.pekquitto.protocol.codec.DataRepresentation.writeFixedHeader;
 import static io.pekquitto.protocol.codec.DataRepresentation.writeString;
@@ -22,7 +23,8 @@ import java.nio.ByteBuffer;
 /**
  * PUBLISH (3.3): the fixed-header flags carry DUP, QoS and RETAIN (3.3.1); then the Topic Name, a
  * packet identifier for QoS 1 and 2, properties in 5.0, and the rest of the frame is the payload,
- * copied out so the packet never shares the connection's buffer.
+ * copied out so the packet never shares the connection's buffer; but kept in place when the frame's body
+ * is the decoder's own array (joined from reads), which nothing else holds, and the payload most of it.
  *
  * <p>An empty Topic Name is allowed in 5.0 because a Topic Alias may stand for it (3.3.2.3.4); whether
  * one does is the connection's to check, as are the alias itself and the Payload Format Indicator's
@@ -45,7 +47,7 @@ final class PublishCodec {
         if ((flags & DUP) != 0 && qos == 0) throw new MalformedPacketException("PUBLISH with DUP and QoS 0 [MQTT-3.3.1-2]");
     }
 
-    static Publish decode(int flags, ByteBuffer in, ProtocolVersion version) {
+    static Publish decode(int flags, ByteBuffer in, boolean owned, ProtocolVersion version) {
         checkFlags(flags);
         int qos = (flags & QOS_MASK) >> QOS_SHIFT;
         boolean dup = (flags & DUP) != 0;
@@ -59,7 +61,9 @@ final class PublishCodec {
         }
         int packetId = qos == 0 ? 0 : readPacketId(in);
         var properties = version.hasProperties() ? PropertiesCodec.decode(in, Scope.PUBLISH) : Properties.NONE;
-        return new Publish(topic, readRemaining(in), QoS.of(qos), retain, dup, packetId, properties);
+        // Kept in the body's array only where it is most of it: else a small payload would keep a long topic alive.
+        var payload = owned && 2L * in.remaining() >= in.limit() ? shareRemaining(in) : readRemaining(in);
+        return new Publish(topic, payload, QoS.of(qos), retain, dup, packetId, properties);
     }
 
     static int remainingLength(Publish publish, ProtocolVersion version) {
@@ -70,11 +74,16 @@ final class PublishCodec {
     }
 
     static void encode(Publish publish, ProtocolVersion version, int remainingLength, ByteBuffer out) {
+        encodeHead(publish, version, remainingLength, out);
+        publish.payload().writeTo(out);
+    }
+
+    /** Everything but the payload, which the caller writes after it. */
+    static void encodeHead(Publish publish, ProtocolVersion version, int remainingLength, ByteBuffer out) {
         int flags = publish.qos().value() << QOS_SHIFT | (publish.dup() ? DUP : 0) | (publish.retain() ? RETAIN : 0);
         writeFixedHeader(out, PacketType.PUBLISH.value() << 4 | flags, remainingLength);
         writeString(out, publish.topic());
         if (publish.qos() != QoS.AT_MOST_ONCE) writeTwoByteInteger(out, publish.packetId());
         if (version.hasProperties()) PropertiesCodec.encode(out, publish.properties());
-        publish.payload().writeTo(out);
     }
 }

@@ -27,6 +27,7 @@ class FrameReaderTest {
         var frame = reader.next();
         assertEquals(0x30, frame.fixedHeader());
         assertSame(fed, frame.body().array());  // no copy
+        assertFalse(frame.owned(), "the caller's bytes");
         assertEquals(3, frame.body().remaining());
         assertEquals(0xC0, reader.next().fixedHeader());
         assertNull(reader.next());
@@ -47,6 +48,33 @@ class FrameReaderTest {
         reader.feed(ByteBuffer.wrap(rest, 50, rest.length - 50));
         assertEquals(130, reader.next().body().remaining());
         assertFalse(reader.hasPartialFrame());
+    }
+
+    @Test
+    void aBodyHalfOfWhichCameInOneReadGetsOneArrayOfItsSizeThatBecomesTheBody() {
+        var reader = new FrameReader(1000);
+        var frame = new byte[3 + 130];
+        frame[0] = 0x30;
+        frame[1] = (byte) 0x82;
+        frame[2] = 0x01;        // remaining length 130
+        for (int i = 3; i < frame.length; i++) frame[i] = (byte) i;
+        reader.feed(ByteBuffer.wrap(frame, 0, 3 + 65));  // half of the body
+        assertNull(reader.next());
+        assertEquals(130, reader.bytesHeld(), "the body's size at once: twice what came at most");
+        reader.feed(ByteBuffer.wrap(frame, 3 + 65, 65));
+        var decoded = reader.next();
+        assertTrue(decoded.owned());
+        assertEquals(130, decoded.body().array().length, "the body is that array, not a second copy");
+        assertBody(frame, decoded);
+
+        var small = new FrameReader(1000);
+        small.feed(ByteBuffer.wrap(frame, 0, 3 + 64));  // less than half: sized by what came
+        assertNull(small.next());
+        assertTrue(small.bytesHeld() <= 64 + PartialBody.MIN_SEGMENT, () -> small.bytesHeld() + " held");
+        small.feed(ByteBuffer.wrap(frame, 3 + 64, 66));
+        var joined = small.next();
+        assertTrue(joined.owned());
+        assertBody(frame, joined);
     }
 
     @Test

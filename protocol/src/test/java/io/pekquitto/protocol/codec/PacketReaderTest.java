@@ -153,6 +153,40 @@ class PacketReaderTest {
     }
 
     @Test
+    void aPayloadSplitAcrossReadsStaysInTheJoinedBodyAndNeverSharesTheFedBytes() {
+        var payload = new byte[1_000];
+        Arrays.fill(payload, (byte) 7);
+        var publish = Publish.atMostOnce("t", Binary.of(payload), false);
+        var wire = PacketEncoder.encode(publish, V3).array();
+        var reader = serverAfter(CONNECT_V3);
+        var first = Arrays.copyOfRange(wire, 0, 300);
+        var rest = Arrays.copyOfRange(wire, 300, wire.length);
+        reader.feed(ByteBuffer.wrap(first));
+        assertNull(reader.poll());
+        reader.feed(ByteBuffer.wrap(rest));
+        var read = (Publish) reader.poll();
+        Arrays.fill(first, (byte) 0);  // the caller reuses its buffers
+        Arrays.fill(rest, (byte) 0);
+        assertEquals(publish, read);
+        assertEquals(3, (int) read.payload().view((array, offset, length) -> offset), "kept after its topic, not copied out");
+
+        var longTopic = Publish.atMostOnce("t".repeat(700), Binary.of(new byte[600]), false);
+        var longTopicWire = PacketEncoder.encode(longTopic, V3).array();
+        reader.feed(ByteBuffer.wrap(Arrays.copyOfRange(longTopicWire, 0, 800)));
+        assertNull(reader.poll());
+        reader.feed(ByteBuffer.wrap(Arrays.copyOfRange(longTopicWire, 800, longTopicWire.length)));
+        var copied = (Publish) reader.poll();
+        assertEquals(longTopic, copied);
+        assertEquals(0, (int) copied.payload().view((array, offset, length) -> offset), "less than half the body: copied out");
+
+        var whole = wire.clone();
+        reader.feed(ByteBuffer.wrap(whole));
+        var inOneRead = (Publish) reader.poll();
+        Arrays.fill(whole, (byte) 0);
+        assertEquals(publish, inOneRead, "a frame inside the fed bytes has its payload copied out");
+    }
+
+    @Test
     void serverRefusesASecondConnectBeforeItsBody() {
         // [MQTT-3.1.0-2] a second CONNECT is a Protocol Error; its announced body is never waited for
         assertRefusedAtOnce(ReasonCode.PROTOCOL_ERROR, serverAfter(CONNECT_V5), 0x10, 0xFF, 0xFF, 0xFF, 0x7F);

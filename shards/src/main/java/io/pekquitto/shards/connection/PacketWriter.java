@@ -5,15 +5,21 @@ import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.shards.stats.ShardStats;
+import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 import org.apache.pekko.util.ByteString;
 
 /**
  * Encodes packets for the client and writes them to the transport. While corked, writes collect
  * (as a rope of byte strings, no copy) and go out as one buffer at {@link #uncork()}: the
- * acknowledgements of one read, a batch of deliveries.
+ * acknowledgements of one read, a batch of deliveries. A PUBLISH with a large payload is its encoded
+ * head followed by the payload itself, the one array every subscriber's copy shares: the transport
+ * copies it once, into the socket's buffer.
  */
 final class PacketWriter implements Consumer<Packet> {
+    /** From this size on a payload is shared rather than copied into each encoded PUBLISH. */
+    static final int SHARED_PAYLOAD = 1024;
+
     private final Transport transport;
     private final ShardStats stats;
     private ProtocolVersion version = ProtocolVersion.MQTT_3_1_1;
@@ -32,8 +38,9 @@ final class PacketWriter implements Consumer<Packet> {
 
     @Override
     public void accept(Packet packet) {
-        var buffer = PacketEncoder.encode(packet, version);
-        var bytes = ByteString.fromArrayUnsafe(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        var bytes = packet instanceof Publish publish && publish.payload().length() >= SHARED_PAYLOAD
+                ? bytes(PacketEncoder.encodeHead(publish, version)).concat(publish.payload().view(ByteString::fromArrayUnsafe))
+                : bytes(PacketEncoder.encode(packet, version));
         stats.packetSent(bytes.size());
         if (packet instanceof Publish publish) stats.publishSent(publish.payload().length());
         if (corked) {
@@ -41,6 +48,10 @@ final class PacketWriter implements Consumer<Packet> {
         } else {
             transport.write(bytes);
         }
+    }
+
+    private static ByteString bytes(ByteBuffer encoded) {
+        return ByteString.fromArrayUnsafe(encoded.array(), encoded.arrayOffset() + encoded.position(), encoded.remaining());
     }
 
     void cork() {

@@ -6,8 +6,8 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * The socket side of a connection, as its {@link Connection} actor sees it: bytes out, demand for bytes
- * in, close. {@code transport.ChannelTransport} implements it over Netty, {@code websocket.WebSocketTransport}
- * over a WebSocket stream; tests implement it in memory.
+ * in, close. {@code transport.ChannelTransport} implements it over Netty, for every kind of listener (TCP,
+ * TLS, WebSocket); tests implement it in memory.
  * Reads are pulled: the transport delivers one chunk ({@link Connection.BytesReceived}) and waits for
  * {@link #readMore()}, so a busy connection stops reading its socket instead of buffering.
  */

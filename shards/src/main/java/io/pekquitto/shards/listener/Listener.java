@@ -47,8 +47,8 @@ public final class Listener {
 
     /**
      * Whether every connection here begins with a PROXY protocol header ({@code proxy-protocol}): its
-     * transport reads it with a new {@link ProxyHeaderDecoder} before it hands any byte on, and closes a
-     * connection without a valid one. Elsewhere a header is not looked for: its bytes are a bad packet.
+     * transport reads it before it hands any byte on (before TLS and HTTP too), and closes a connection
+     * without a valid one. Elsewhere a header is not looked for: its bytes are a bad packet.
      */
     public boolean expectsProxyHeader() {
         return settings.proxyProtocol();

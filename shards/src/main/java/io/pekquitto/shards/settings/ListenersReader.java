@@ -98,9 +98,10 @@ final class ListenersReader {
         var keyPassword = listener.getString(path + ".key-password");
         var requireClientCertificate = listener.getBoolean(path + ".require-client-cert");
         var certificateNameAsUsername = listener.getBoolean(path + ".cert-cn-as-username");
+        var provider = provider(listener, path + ".provider");
         if (certFile.isEmpty()) {
             if (keyFile.isPresent() || caFile.isPresent() || !keyPassword.isEmpty() || requireClientCertificate
-                    || certificateNameAsUsername) {
+                    || certificateNameAsUsername || provider != TlsSettings.Provider.AUTO) {
                 throw new ConfigurationException(path + ".cert-file is needed for a TLS listener (" + origin(listener, path) + ")");
             }
             return Optional.empty();
@@ -118,6 +119,18 @@ final class ListenersReader {
         }
         return Optional.of(new TlsSettings(Path.of(certFile.get()), Path.of(keyFile.get()),
                 keyPassword.isEmpty() ? Optional.empty() : Optional.of(keyPassword),
-                caFile.map(Path::of), requireClientCertificate, certificateNameAsUsername));
+                caFile.map(Path::of), requireClientCertificate, certificateNameAsUsername, provider));
+    }
+
+    /** {@code provider}: auto, openssl or jdk. */
+    private static TlsSettings.Provider provider(Config listener, String path) {
+        var name = listener.getString(path);
+        return switch (name) {
+            case "auto" -> TlsSettings.Provider.AUTO;
+            case "openssl" -> TlsSettings.Provider.OPENSSL;
+            case "jdk" -> TlsSettings.Provider.JDK;
+            default -> throw new ConfigurationException(path + " must be auto, openssl or jdk, not \"" + name + "\" ("
+                    + origin(listener, path) + ")");
+        };
     }
 }

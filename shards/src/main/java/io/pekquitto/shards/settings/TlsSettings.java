@@ -14,14 +14,19 @@ import java.util.Optional;
  * @param requireClientCertificate  whether a client without a valid certificate is refused ({@code require-client-cert})
  * @param certificateNameAsUsername whether a verified client certificate's subject CN is the username of a
  *                                  client that sends none ({@code cert-cn-as-username})
+ * @param provider                  whose TLS implementation serves the listener ({@code provider})
  */
 public record TlsSettings(Path certFile, Path keyFile, Optional<String> keyPassword, Optional<Path> caFile,
-                          boolean requireClientCertificate, boolean certificateNameAsUsername) {
+                          boolean requireClientCertificate, boolean certificateNameAsUsername, Provider provider) {
+    /** {@code auto}: OpenSSL where it loads, else the JDK's; {@code openssl} or {@code jdk}: that one, or no start. */
+    public enum Provider { AUTO, OPENSSL, JDK }
+
     public TlsSettings {
         Objects.requireNonNull(certFile, "certFile");
         Objects.requireNonNull(keyFile, "keyFile");
         Objects.requireNonNull(keyPassword, "keyPassword");
         Objects.requireNonNull(caFile, "caFile");
+        Objects.requireNonNull(provider, "provider");
     }
 
     /** The password is never shown. */
@@ -29,6 +34,6 @@ public record TlsSettings(Path certFile, Path keyFile, Optional<String> keyPassw
     public String toString() {
         return "TlsSettings[certFile=" + certFile + ", keyFile=" + keyFile + ", caFile=" + caFile
                 + ", requireClientCertificate=" + requireClientCertificate
-                + ", certificateNameAsUsername=" + certificateNameAsUsername + "]";
+                + ", certificateNameAsUsername=" + certificateNameAsUsername + ", provider=" + provider + "]";
     }
 }

@@ -1,13 +1,22 @@
 package io.pekquitto.shards.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.haproxy.HAProxyMessage;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.internal.SystemPropertyUtil;
@@ -24,12 +33,14 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * One client socket as its {@link Connection} sees it: a Netty channel on the shard's event loop, and
- * the last handler of its pipeline (after the PROXY header's decoder and TLS, where the listener has
- * them). Reads are pulled: {@link #readMore()} asks the socket for one read, whose bytes reach the
- * connection as one chunk at its end; a read that gives the connection nothing (a TLS handshake record,
- * part of a PROXY header) is followed by the next one while the connection's demand is open. Writes of
- * one turn of the loop go out in one flush, queued behind the turn. Every method runs on the shard's
- * thread, which the connection's actor shares: nothing here is synchronized.
+ * the last handler of its pipeline (after the PROXY header's decoder, TLS and a WebSocket's HTTP and
+ * frame codec, where the listener has them). Reads are pulled: {@link #readMore()} asks the socket for
+ * one read, whose bytes reach the connection as one chunk at its end; a read that gives the connection
+ * nothing (a TLS handshake record, part of a PROXY header, an HTTP request, part of a WebSocket frame) is
+ * followed by the next one while the connection's demand is open. Writes of one turn of the loop go out
+ * in one flush, queued behind the turn. Over a WebSocket the MQTT bytes are the binary frames' contents,
+ * however the client framed them (MQTT 5 6.0), and a turn's writes go out as one binary frame. Every
+ * method runs on the shard's thread, which the connection actor shares: nothing here is synchronized.
  */
 final class ChannelTransport extends ChannelInboundHandlerAdapter implements Transport, Runnable {
     /** How long a closing socket keeps reading what the client still sends before it is cut. */
@@ -40,6 +51,9 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
      * nothing would otherwise keep those bytes in the heap, and its socket open, for ever.
      */
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    /** Why a WebSocket that sent a text frame is closed [MQTT-6.0.0-1]. */
+    static final String TEXT_REFUSED = "a text WebSocket message (MQTT is carried in binary messages only)";
 
     /** What Netty's outbound buffer counts per queued write beyond its bytes (its own setting, read the same way). */
     private static final int ENTRY_OVERHEAD = SystemPropertyUtil.getInt("io.netty.transport.outboundBufferEntrySizeOverhead", 96);
@@ -52,11 +66,20 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     /** TLS on this socket, or null. */
     private final SslHandler tls;
     private final boolean certificateNameAsUsername;
+    /** MQTT over WebSockets: the bytes travel in binary frames, after an HTTP upgrade. */
+    private final boolean webSocket;
+    /** The WebSocket upgrade is done: frames from now on (the HTTP requests before it are answered ahead of this handler). */
+    private boolean upgraded;
+    /** A WebSocket's writes since the last flush, which sends them as one binary frame. */
+    private ByteString held = ByteString.emptyByteString();
     /** The client's address: the socket's peer, until a PROXY header names another. */
     private InetSocketAddress remote;
-    /** The bytes of the read under way, handed on as one chunk at its end. */
-    private ByteString received = ByteString.emptyByteString();
-    /** Writes since the last flush: in Netty's outbound buffer as entries not yet flushed, or held by TLS. */
+    /** The buffers of the read under way, copied out as one chunk at its end; null if none. */
+    private CompositeByteBuf received;
+    /**
+     * Writes since the last flush: without TLS, entries not yet flushed in Netty's outbound buffer; their
+     * bytes, held above that buffer by TLS or the WebSocket frame until the flush.
+     */
     private int unflushedWrites;
     private long unflushedBytes;
     /** The connection asked for bytes and has not had them yet. */
@@ -70,7 +93,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     private String cause;
 
     ChannelTransport(Channel channel, ConnectionRef connection, ConnectionCount listenerCount, ShardChannels shard,
-                     SslHandler tls, boolean certificateNameAsUsername, InetSocketAddress remote) {
+                     SslHandler tls, boolean certificateNameAsUsername, InetSocketAddress remote, boolean webSocket) {
         this.channel = channel;
         this.connection = connection;
         this.listenerCount = listenerCount;
@@ -78,6 +101,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         this.tls = tls;
         this.certificateNameAsUsername = certificateNameAsUsername;
         this.remote = remote;
+        this.webSocket = webSocket;
     }
 
     // ---- Transport, for the connection
@@ -86,9 +110,13 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     public void write(ByteString bytes) {
         assert channel.eventLoop().inEventLoop() : "written off its shard's thread";
         if (closed || closeRequested) return;
-        unflushedWrites++;
         unflushedBytes += bytes.size();
-        channel.write(Unpooled.wrappedBuffer(bytes.toArrayUnsafe()), channel.voidPromise());
+        if (webSocket) {
+            held = held.concat(bytes);
+        } else {
+            unflushedWrites++;
+            channel.write(directCopy(bytes), channel.voidPromise());
+        }
         queueFlush();
     }
 
@@ -108,7 +136,12 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     private void flush() {
         unflushedWrites = 0;
         unflushedBytes = 0;
-        if (!closed) channel.flush();
+        if (closed) return;
+        if (!held.isEmpty()) {
+            channel.write(new BinaryWebSocketFrame(directCopy(held)), channel.voidPromise());
+            held = ByteString.emptyByteString();
+        }
+        channel.flush();
     }
 
     @Override
@@ -124,9 +157,12 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (closed || closeRequested) return;
         closeRequested = true;
         flush();
-        // After the last write (and TLS's close_notify): our side of the stream ends (FIN), the client's may
-        // go on for a while, read and dropped, until it closes or LINGER is over.
-        var lastWrite = tls != null ? tls.closeOutbound() : channel.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        // After the last write (a WebSocket's close frame, TLS's close_notify): our side of the stream ends
+        // (FIN), the client's may go on for a while, read and dropped, until it closes or LINGER is over; a
+        // WebSocket client's close frame in answer to ours ends it at once (Netty's protocol handler).
+        ChannelFuture lastWrite = upgraded ? channel.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.NORMAL_CLOSURE)) : null;
+        if (tls != null) lastWrite = tls.closeOutbound();
+        else if (lastWrite == null) lastWrite = channel.writeAndFlush(Unpooled.EMPTY_BUFFER);
         lastWrite.addListener(written -> {
             if (!channel.isOpen()) return;
             if (channel instanceof DuplexChannel duplex) duplex.shutdownOutput();
@@ -160,6 +196,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
             connection.tell(Connection.WritesTaken.INSTANCE);
             return;
         }
+        if (!held.isEmpty()) flush();  // the frame goes first: the empty write's promise follows it
         takenWanted = true;
         unflushedWrites++;
         channel.write(Unpooled.EMPTY_BUFFER).addListener(taken -> {
@@ -173,10 +210,11 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     public long bufferedBytes() {
         var out = channel.unsafe().outboundBuffer();
         if (out == null) return 0;
-        // Netty counts each queued write's overhead too: the measure of a slow reader is its bytes only.
+        // Netty counts each queued write's overhead too: the measure of a slow reader is its bytes only
+        // (with a WebSocket's frame headers, a few bytes per flush).
         int entries = out.size() + (tls == null ? unflushedWrites : 0);
         long queued = Math.max(0, out.totalPendingWriteBytes() - (long) ENTRY_OVERHEAD * entries);
-        return queued + (tls == null ? 0 : unflushedBytes);
+        return queued + (tls == null && !webSocket ? 0 : unflushedBytes);
     }
 
     @Override
@@ -192,23 +230,27 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
 
     // ---- the channel's events
 
+    /** The PROXY header, read before any other byte ({@link ProxyHeaderRead}): the client's address, if it names one. */
+    void proxied(HAProxyMessage header) {
+        remote = ProxyAddresses.clientAddress(header, remote);
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
-        if (message instanceof HAProxyMessage header) {
-            remote = ProxyAddresses.clientAddress(header, remote);
-            header.release();
+        if (message instanceof TextWebSocketFrame text) {
+            text.release();
+            if (cause == null) cause = TEXT_REFUSED;
+            close();  // what follows, a text message's continuation frames included, is dropped
             return;
         }
-        var bytes = (ByteBuf) message;
-        try {
-            if (!closeRequested && bytes.isReadable()) {
-                var copy = new byte[bytes.readableBytes()];
-                bytes.readBytes(copy);
-                received = received.concat(ByteString.fromArrayUnsafe(copy));
-            }
-        } finally {
+        // Binary frames and their continuation frames: their bounds mean nothing to MQTT.
+        var bytes = message instanceof WebSocketFrame frame ? frame.content() : (ByteBuf) message;
+        if (closeRequested || !bytes.isReadable()) {
             bytes.release();
+            return;
         }
+        if (received == null) received = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+        received.addComponent(true, bytes);  // kept, not copied: the read's buffers are copied once, at its end
     }
 
     @Override
@@ -216,11 +258,12 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (closed) return;
         if (closeRequested) {
             ctx.read();  // lingering: read on, and drop it
-        } else if (!received.isEmpty()) {
-            var chunk = received;
-            received = ByteString.emptyByteString();
+        } else if (received != null) {
+            var chunk = new byte[received.readableBytes()];
+            received.readBytes(chunk);
+            dropReceived();
             demand = false;
-            connection.tell(new Connection.BytesReceived(chunk));
+            connection.tell(new Connection.BytesReceived(ByteString.fromArrayUnsafe(chunk)));
         } else if (demand) {
             ctx.read();  // the connection's bytes are yet to come
         }
@@ -231,13 +274,15 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess() && cause == null) {
             cause = "TLS: " + Failures.message(handshake.cause());
         }
+        if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) upgraded = true;
         ctx.fireUserEventTriggered(event);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable failure) {
         if (cause == null) cause = Failures.describe(failure);
-        abort();
+        // A bad WebSocket frame: Netty's decoder has written the close frame that says why, and closes after it.
+        if (!(failure instanceof CorruptedWebSocketFrameException)) abort();
     }
 
     @Override
@@ -258,11 +303,28 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         connection.tell(new Connection.TransportClosed(why));
     }
 
+    private void dropReceived() {
+        if (received == null) return;
+        received.release();
+        received = null;
+    }
+
+    /**
+     * One copy, into the socket's own kind of buffer: a batch of packets, or a PUBLISH's head and the payload
+     * every subscriber shares, each fragment copied in place (Netty would copy a heap buffer there anyway).
+     */
+    private ByteBuf directCopy(ByteString bytes) {
+        var buffer = channel.alloc().ioBuffer(bytes.size());
+        for (var fragment : bytes.getByteBuffers()) buffer.writeBytes(fragment);
+        return buffer;
+    }
+
     /** The shard stops, its connections with it: the socket is cut, and only the listener's place is given back. */
     void abandoned() {
         if (closed) return;
         closed = true;
-        received = ByteString.emptyByteString();
+        dropReceived();
+        held = ByteString.emptyByteString();
         listenerCount.closed();
         shard.forget(this);
         channel.close();

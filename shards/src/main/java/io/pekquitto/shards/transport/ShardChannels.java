@@ -7,8 +7,11 @@ import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.tcp.ListenerTls;
+import io.pekquitto.shards.transport.websocket.WebSocketUpgrade;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -19,8 +22,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * The sockets of one shard (docs/connections.md, The transport): each accepted socket registered on the
  * shard's event loop, the thread its connection actors run on, with a pipeline of the PROXY header's
- * decoder and TLS where its listener has them, then its {@link ChannelTransport}. A connection that ends
- * closes its socket; a parked one keeps it, and any byte read resumes it.
+ * decoder and TLS where its listener has them, a WebSocket listener's HTTP upgrade and frames
+ * ({@link WebSocketUpgrade}), then its {@link ChannelTransport}. A connection that ends closes its
+ * socket; a parked one keeps it, and any byte read resumes it.
  */
 public final class ShardChannels {
     /** Where TLS handshakes' slow steps run (the engine's delegated tasks): not on the shard's thread. */
@@ -31,11 +35,16 @@ public final class ShardChannels {
      */
     private static final int PROXY_TLV_BYTES = 768;
     private final Set<ChannelTransport> open = new HashSet<>();
+    /** The largest WebSocket frame a client may send: {@code max-packet-size}. */
+    private final int maxFrameSize;
+    /** The WebSocket listeners' handlers, made at their first connection here. */
+    private final Map<Listener, WebSocketUpgrade> webSockets = new HashMap<>();
     /** The shard's loop, as the channels' {@link EventLoop}: where they register, as Netty's own acceptor does. */
     private EventLoop loop;
 
-    public ShardChannels(Executor delegatedTasks) {
+    public ShardChannels(Executor delegatedTasks, int maxFrameSize) {
         this.delegatedTasks = delegatedTasks;
+        this.maxFrameSize = maxFrameSize;
     }
 
     /**
@@ -61,7 +70,7 @@ public final class ShardChannels {
         SslHandler tlsHandler = null;
         if (tls.isPresent()) {
             try {
-                tlsHandler = new SslHandler(tls.get().newEngine().apply(remote), delegatedTasks);
+                tlsHandler = tls.get().newHandler(channel.alloc(), remote, delegatedTasks);
             } catch (RuntimeException e) {
                 socket.refuse();
                 listener.connections().closed();
@@ -69,11 +78,17 @@ public final class ShardChannels {
                 return;
             }
         }
+        var webSocket = listener.settings().websocket();
         var transport = new ChannelTransport(channel, connection, listener.connections(), this, tlsHandler,
-                tls.map(ListenerTls::certificateNameAsUsername).orElse(false), remote);
-        if (listener.expectsProxyHeader()) channel.pipeline().addLast(new ProxyHeaderStart(), new HAProxyMessageDecoder(PROXY_TLV_BYTES));
-        if (tlsHandler != null) channel.pipeline().addLast(tlsHandler);
-        channel.pipeline().addLast(transport);
+                tls.map(ListenerTls::certificateNameAsUsername).orElse(false), remote, webSocket.isPresent());
+        var pipeline = channel.pipeline();
+        if (listener.expectsProxyHeader()) {
+            pipeline.addLast(new ProxyHeaderStart(), new HAProxyMessageDecoder(PROXY_TLV_BYTES), new ProxyHeaderRead(transport));
+        }
+        if (tlsHandler != null) pipeline.addLast(tlsHandler);
+        webSocket.ifPresent(settings -> webSockets.computeIfAbsent(listener, served -> new WebSocketUpgrade(settings, maxFrameSize))
+                .addTo(pipeline));
+        pipeline.addLast(transport);
         open.add(transport);
         // Ready once registered: a connection waiting for its CONNECT asks for bytes at once, in this turn.
         loop.register(channel).addListener(registered -> {

@@ -4,11 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PingResp;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.PubAck;
+import io.pekquitto.protocol.Publish;
+import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.codec.PacketReader;
 import io.pekquitto.shards.stats.ShardStats;
@@ -87,6 +90,25 @@ class PacketWriterTest {
         writer.close();
         assertEquals(1, transport.writes.size());
         assertTrue(transport.closed);
+    }
+
+    @Test
+    void aLargePayloadIsSharedNotCopiedIntoTheEncodedPublish() {
+        var large = new Publish("t", Binary.wrap(new byte[PacketWriter.SHARED_PAYLOAD]), QoS.AT_LEAST_ONCE, false, false, 1, Properties.NONE);
+        var small = Publish.atMostOnce("t", Binary.wrap(new byte[PacketWriter.SHARED_PAYLOAD - 1]), false);
+        writer.accept(large);
+        writer.accept(small);
+        var largeWrite = transport.writes.get(0);
+        assertEquals(2, fragments(largeWrite), "the encoded head, then the payload as it is");
+        assertEquals(List.of(large), decode(largeWrite, ProtocolVersion.MQTT_3_1_1));
+        assertEquals(1, fragments(transport.writes.get(1)), "a small one is copied in");
+        assertEquals(List.of(small), decode(transport.writes.get(1), ProtocolVersion.MQTT_3_1_1));
+    }
+
+    private static int fragments(ByteString bytes) {
+        int count = 0;
+        for (var ignored : bytes.getByteBuffers()) count++;
+        return count;
     }
 
     @Test

@@ -45,7 +45,8 @@ class SecuritySettingsTest {
                 """).listeners();
         assertEquals(Optional.empty(), listeners.get(0).tls());
         var tls = listeners.get(1).tls().orElseThrow();
-        assertEquals(new TlsSettings(Path.of("s.crt"), Path.of("s.key"), Optional.empty(), Optional.of(Path.of("ca.crt")), true, true), tls);
+        assertEquals(new TlsSettings(Path.of("s.crt"), Path.of("s.key"), Optional.empty(), Optional.of(Path.of("ca.crt")), true, true,
+                TlsSettings.Provider.AUTO), tls);
     }
 
     @Test
@@ -62,8 +63,28 @@ class SecuritySettingsTest {
     }
 
     @Test
+    void theTlsProviderIsAutoOpensslOrJdkAndAnotherNamesItsKey() {
+        var listeners = BrokerSettings.parse("""
+                listeners = [ { port = 8883, tls { cert-file = s.crt, key-file = s.key } },
+                              { port = 8884, tls { cert-file = s.crt, key-file = s.key, provider = openssl } },
+                              { port = 8885, tls { cert-file = s.crt, key-file = s.key, provider = jdk } } ]
+                """).listeners();
+        assertEquals(List.of(TlsSettings.Provider.AUTO, TlsSettings.Provider.OPENSSL, TlsSettings.Provider.JDK),
+                listeners.stream().map(listener -> listener.tls().orElseThrow().provider()).toList());
+        var unknown = assertThrows(ConfigurationException.class, () -> BrokerSettings.parse(
+                "listeners = [ { port = 8883, tls { cert-file = s.crt, key-file = s.key, provider = boringssl } } ]"));
+        assertTrue(unknown.getMessage().startsWith(
+                "pekquitto.listeners.0.tls.provider must be auto, openssl or jdk, not \"boringssl\""), unknown.getMessage());
+        var withoutCertificate = assertThrows(ConfigurationException.class,
+                () -> BrokerSettings.parse("listeners = [ { port = 1883, tls { provider = openssl } } ]"));
+        assertTrue(withoutCertificate.getMessage().startsWith("pekquitto.listeners.0.tls.cert-file is needed"),
+                withoutCertificate.getMessage());
+    }
+
+    @Test
     void theKeyPasswordIsNeverPrinted() {
-        var tls = new TlsSettings(Path.of("s.crt"), Path.of("s.key"), Optional.of("hunter2"), Optional.empty(), false, false);
+        var tls = new TlsSettings(Path.of("s.crt"), Path.of("s.key"), Optional.of("hunter2"), Optional.empty(), false, false,
+                TlsSettings.Provider.AUTO);
         assertFalse(tls.toString().contains("hunter2"));
     }
 }

@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.shards.connection.Connection;
-import io.pekquitto.shards.connection.TestConnections;
 import io.pekquitto.shards.connection.Transport;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.ListenerSettings;
@@ -22,16 +20,14 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A shard's sockets over real loopback connections: an {@link Acceptor}, a loop that stands for the shard's
@@ -43,29 +39,12 @@ class ShardChannelsTest {
     private static final Duration QUIET = Duration.ofMillis(200);
     private static final ByteString CONNECT_START = ByteString.fromArray(new byte[] {0x10, 0x0c, 0x00, 0x04, 'M', 'Q', 'T', 'T'});
 
-    private final MultiThreadIoEventLoopGroup shardLoop = new MultiThreadIoEventLoopGroup(1, SocketKind.chosen().handlerFactory());
-    private final ShardChannels channels = new ShardChannels(Runnable::run);
-    private final LinkedBlockingQueue<AcceptedSocket> accepted = new LinkedBlockingQueue<>();
-    private Acceptor acceptor;
-    private InetSocketAddress address;
+    @RegisterExtension
+    final LoopbackShard shard = new LoopbackShard(1024 * 1024);
+    private final TestProbe<Connection.Command> connection = testKit.createTestProbe();
     private Socket client;
-    private TestProbe<Connection.Command> connection;
     private Transport transport;
     private Listener listener;
-
-    @BeforeEach
-    void listen() throws Exception {
-        acceptor = Acceptor.listen(new InetSocketAddress("127.0.0.1", 0), "test-acceptor", accepted::add);
-        address = acceptor.bound().toCompletableFuture().get(5, TimeUnit.SECONDS);
-        connection = testKit.createTestProbe();
-    }
-
-    @AfterEach
-    void close() throws IOException {
-        if (client != null) client.close();
-        acceptor.close();
-        shardLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-    }
 
     @AfterAll
     static void stop() {
@@ -76,19 +55,12 @@ class ShardChannelsTest {
     private void connect(boolean proxyProtocol) throws Exception {
         listener = Listener.of(0, new ListenerSettings("127.0.0.1", 0, Optional.empty(), Optional.empty(), proxyProtocol, 1,
                 EnumSet.allOf(ProtocolVersion.class)));
-        assertTrue(listener.connections().tryOpen(), "the place the listener takes as it accepts");
-        client = new Socket(address.getAddress(), address.getPort());
-        client.setSoTimeout(5_000);
-        var socket = accepted.poll(5, TimeUnit.SECONDS);
-        onLoop(() -> {
-            channels.adopt(socket, TestConnections.servedBy(connection.getRef()), Optional.empty(), listener);
-            return null;
-        });
+        client = shard.connect(listener, connection.getRef());
         transport = assertInstanceOf(Connection.TransportReady.class, connection.receiveMessage()).transport();
     }
 
     private <T> T onLoop(Callable<T> task) throws Exception {
-        return shardLoop.submit(task).get(5, TimeUnit.SECONDS);
+        return shard.onLoop(task);
     }
 
     private void send(ByteString bytes) throws IOException {
@@ -121,15 +93,26 @@ class ShardChannelsTest {
     }
 
     @Test
+    void largeReadsReachTheConnectionWholeAndInOrder() throws Exception {
+        connect(false);
+        var sent = new byte[300_000];
+        new Random(7).nextBytes(sent);
+        send(ByteString.fromArrayUnsafe(sent));
+        var received = ByteString.emptyByteString();
+        for (int chunks = 0; received.size() < sent.length && chunks < 1_000; chunks++) received = received.concat(readMore());
+        assertArrayEquals(sent, received.toArray(), "each read's buffers joined in order, none lost or repeated");
+    }
+
+    @Test
     void writesOfOneTurnCountAsBufferedUntilTheirFlushAndReachTheClientInOrder() throws Exception {
         connect(false);
         long buffered = onLoop(() -> {
             transport.write(ByteString.fromString("hello, "));
-            transport.write(ByteString.fromString("world"));
+            transport.write(ByteString.fromString("wor").concat(ByteString.fromString("ld!")));  // a PUBLISH's head and payload
             return transport.bufferedBytes();
         });
-        assertEquals(12, buffered, "their bytes, not Netty's overhead per write");
-        assertEquals("hello, world", new String(readExactly(client.getInputStream(), 12), US_ASCII));
+        assertEquals(13, buffered, "their bytes, not Netty's overhead per write");
+        assertEquals("hello, world!", new String(readExactly(client.getInputStream(), 13), US_ASCII));
         assertEquals(0L, onLoop(transport::bufferedBytes));
     }
 
@@ -216,7 +199,7 @@ class ShardChannelsTest {
     void theProxyHeaderIsReadFirstEvenSplitAndTheBytesAfterItReachTheConnectionUnchanged() throws Exception {
         connect(true);
         var header = ByteString.fromString("PROXY TCP4 192.0.2.7 198.51.100.1 51234 1883\r\n", US_ASCII);
-        assertEquals(address.getAddress(), onLoop(transport::remoteAddress).getAddress(), "the socket's peer until the header is read");
+        assertEquals(shard.address().getAddress(), onLoop(transport::remoteAddress).getAddress(), "the socket's peer until the header is read");
         onLoop(() -> {
             transport.readMore();
             return null;
@@ -254,7 +237,7 @@ class ShardChannelsTest {
     @Test
     void theSocketsOfAStoppedShardAreClosedAndGiveTheirPlacesBack() throws Exception {
         connect(false);
-        var closer = testKit.spawn(ShardChannels.closedWithTheShard(channels));
+        var closer = testKit.spawn(ShardChannels.closedWithTheShard(shard.channels));
         // The shard's children stop on its thread; here the test kit's, with the loop idle meanwhile.
         onLoop(() -> null);
         testKit.stop(closer);
