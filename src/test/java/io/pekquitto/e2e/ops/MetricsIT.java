@@ -63,10 +63,13 @@ class MetricsIT {
                 var delivery = subscriber.expect(PUBLISH).publish(V5);
                 subscriber.send(RawClient.ack(PUBACK, delivery.packetId()));
             }
-            // A scrape reuses figures gathered within the last half second: scrape until they are new.
-            double received = sum(before, "pekquitto_publish_received_total");
-            var after = scrapeUntil("figures that count the ten publishes",
-                    metrics -> sum(metrics, "pekquitto_publish_received_total") >= received + 10);
+            // A scrape reuses figures gathered within the last half second, each shard's at its own time (the
+            // publisher's shard counts what it received, the subscriber's what it sent and its connection):
+            // scrape until every shard's figures are new.
+            var after = scrapeUntil("figures that count the two clients and the ten publishes, received and sent",
+                    metrics -> sum(metrics, "pekquitto_publish_received_total") >= sum(before, "pekquitto_publish_received_total") + 10
+                            && sum(metrics, "pekquitto_publish_sent_total") >= sum(before, "pekquitto_publish_sent_total") + 10
+                            && sum(metrics, "pekquitto_connections") >= sum(before, "pekquitto_connections") + 2);
 
             assertEquals(10, sum(after, "pekquitto_publish_received_total") - sum(before, "pekquitto_publish_received_total"));
             assertEquals(10, sum(after, "pekquitto_publish_sent_total") - sum(before, "pekquitto_publish_sent_total"));
