@@ -9,8 +9,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * The shard, its router and the socket tell the connection through it: a live connection gets the
  * command in its actor's mailbox; a parked one has no actor, so the command waits here while the shard
  * resumes it in a new actor made from its {@link Established} state, and neither the sender nor the
- * client can tell. Before its CONNECT is whole it has no actor either: a {@link PreConnect} serves it. It is the connection's identity in the shard's tables, which therefore do not change
- * when it parks or resumes.
+ * client can tell. Before its CONNECT is whole it has no actor either: a {@link PreConnect} serves it.
+ * It is the connection's identity in the shard's tables, which therefore do not change when it parks or
+ * resumes.
  *
  * <p>Only the shard's thread uses it: the shard, its connection actors and its socket handler share
  * that one thread, so nothing here is synchronized.

@@ -160,9 +160,9 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         // After the last write (a WebSocket's close frame, TLS's close_notify): our side of the stream ends
         // (FIN), the client's may go on for a while, read and dropped, until it closes or LINGER is over; a
         // WebSocket client's close frame in answer to ours ends it at once (Netty's protocol handler).
-        ChannelFuture lastWrite = upgraded ? channel.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.NORMAL_CLOSURE)) : null;
-        if (tls != null) lastWrite = tls.closeOutbound();
-        else if (lastWrite == null) lastWrite = channel.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        ChannelFuture closeFrame = upgraded ? channel.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.NORMAL_CLOSURE)) : null;
+        ChannelFuture lastWrite = tls != null ? tls.closeOutbound()
+                : closeFrame != null ? closeFrame : channel.writeAndFlush(Unpooled.EMPTY_BUFFER);
         lastWrite.addListener(written -> {
             if (!channel.isOpen()) return;
             if (channel instanceof DuplexChannel duplex) duplex.shutdownOutput();

@@ -18,7 +18,12 @@ class SpinThenSleepTest {
 
     @Test
     void idleItPollsForItsSpinTimeThenSleeps() throws Exception {
-        assertEquals(SelectStrategy.CONTINUE, strategy.calculateStrategy(() -> 0, false));
+        assertSpinsItsTimeThenSleeps("idle from the start");
+    }
+
+    /** Idle from now: polls for the spin time (100 on the test clock), then sleeps. */
+    private void assertSpinsItsTimeThenSleeps(String when) throws Exception {
+        assertEquals(SelectStrategy.CONTINUE, strategy.calculateStrategy(() -> 0, false), when);
         now += 99;
         assertEquals(SelectStrategy.CONTINUE, strategy.calculateStrategy(() -> 0, false));
         now += 1;
@@ -31,11 +36,7 @@ class SpinThenSleepTest {
         now += 90;
         assertEquals(1, strategy.calculateStrategy(() -> 1, false));
         now += 50;
-        assertEquals(SelectStrategy.CONTINUE, strategy.calculateStrategy(() -> 0, false), "idle again from now");
-        now += 99;
-        assertEquals(SelectStrategy.CONTINUE, strategy.calculateStrategy(() -> 0, false));
-        now += 1;
-        assertEquals(SelectStrategy.SELECT, strategy.calculateStrategy(() -> 0, false));
+        assertSpinsItsTimeThenSleeps("idle again from now");
     }
 
     @Test
