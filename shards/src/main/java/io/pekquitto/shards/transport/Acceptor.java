@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.MaxMessagesRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -78,7 +79,10 @@ public final class Acceptor implements AutoCloseable {
         public void channelRead(ChannelHandlerContext ctx, Object message) {
             var socket = (Channel) message;
             socket.config().setOption(ChannelOption.TCP_NODELAY, true);
-            socket.config().setAutoRead(false);
+            socket.config().setAutoRead(false);  // until its connection first asks (ChannelTransport.readMore)
+            // One buffer per read, as a connection's chunk: what a connection holds unread stays one buffer,
+            // and a busy socket takes its turn with the shard's others (Netty's default reads up to 16 at once).
+            socket.config().<MaxMessagesRecvByteBufAllocator>getRecvByteBufAllocator().maxMessagesPerRead(1);
             accepted.accept(new AcceptedSocket(socket));
         }
 

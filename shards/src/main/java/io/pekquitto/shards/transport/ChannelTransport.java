@@ -34,10 +34,13 @@ import org.apache.pekko.util.ByteString;
 /**
  * One client socket as its {@link Connection} sees it: a Netty channel on the shard's event loop, and
  * the last handler of its pipeline (after the PROXY header's decoder, TLS and a WebSocket's HTTP and
- * frame codec, where the listener has them). Reads are pulled: {@link #readMore()} asks the socket for
- * one read, whose bytes reach the connection as one chunk at its end; a read that gives the connection
- * nothing (a TLS handshake record, part of a PROXY header, an HTTP request, part of a WebSocket frame) is
- * followed by the next one while the connection's demand is open. Writes of one turn of the loop go out
+ * frame codec, where the listener has them). Reads are pulled: {@link #readMore()} opens the connection's
+ * demand for one chunk, the bytes of the socket's next read (one buffer), told at the read's end; a read
+ * that gives the connection nothing (a TLS handshake record, part of a PROXY header, an HTTP request, part
+ * of a WebSocket frame) is followed by the next one. The socket stays registered for reading while the
+ * connection keeps asking, which it does before the loop polls again, so a read costs no {@code epoll_ctl};
+ * a read that comes before the connection asked is held, and the socket leaves the poll until it asks.
+ * Writes of one turn of the loop go out
  * in one flush, queued behind the turn. Over a WebSocket the MQTT bytes are the binary frames' contents,
  * however the client framed them (MQTT 5 6.0), and a turn's writes go out as one binary frame. Every
  * method runs on the shard's thread, which the connection actor shares: nothing here is synchronized.
@@ -84,6 +87,8 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     private long unflushedBytes;
     /** The connection asked for bytes and has not had them yet. */
     private boolean demand;
+    /** The socket is polled for reads (Netty's auto-read): off until the first {@link #readMore()}, and while a read is held. */
+    private boolean reading;
     private boolean flushQueued;
     private boolean closeRequested;
     private boolean closed;
@@ -149,7 +154,15 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         assert channel.eventLoop().inEventLoop() : "read off its shard's thread";
         if (closed || closeRequested) return;
         demand = true;
-        channel.read();
+        if (received != null) tellReceived();  // the read that came before this demand
+        keepReading();
+    }
+
+    /** Polls the socket for reads from now on: one {@code epoll_ctl} if it was left out of the poll, else none. */
+    private void keepReading() {
+        if (reading) return;
+        reading = true;
+        channel.config().setAutoRead(true);
     }
 
     @Override
@@ -166,7 +179,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         lastWrite.addListener(written -> {
             if (!channel.isOpen()) return;
             if (channel instanceof DuplexChannel duplex) duplex.shutdownOutput();
-            channel.read();
+            keepReading();
             channel.eventLoop().schedule(() -> channel.close(), LINGER.toMillis(), TimeUnit.MILLISECONDS);
         });
         // Bytes still to write: the client may never read them.
@@ -255,18 +268,22 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (closed) return;
-        if (closeRequested) {
-            ctx.read();  // lingering: read on, and drop it
-        } else if (received != null) {
-            var chunk = new byte[received.readableBytes()];
-            received.readBytes(chunk);
-            dropReceived();
-            demand = false;
-            connection.tell(new Connection.BytesReceived(ByteString.fromArrayUnsafe(chunk)));
-        } else if (demand) {
-            ctx.read();  // the connection's bytes are yet to come
+        if (closed || closeRequested || received == null) return;  // lingering reads are dropped as they come
+        if (demand) {
+            tellReceived();
+        } else {
+            // Came before the connection asked (it is busy, or held back): kept, and no more read until it asks.
+            reading = false;
+            channel.config().setAutoRead(false);
         }
+    }
+
+    private void tellReceived() {
+        var chunk = new byte[received.readableBytes()];
+        received.readBytes(chunk);
+        dropReceived();
+        demand = false;
+        connection.tell(new Connection.BytesReceived(ByteString.fromArrayUnsafe(chunk)));
     }
 
     @Override

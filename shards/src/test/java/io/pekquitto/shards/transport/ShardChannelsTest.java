@@ -104,6 +104,32 @@ class ShardChannelsTest {
     }
 
     @Test
+    void aReadBeforeTheConnectionAsksIsHeldAloneAndTheRestStaysInTheSocket() throws Exception {
+        connect(false);
+        send(CONNECT_START);
+        assertEquals(CONNECT_START, readMore());  // the socket is polled from now on
+
+        var sent = new byte[1024 * 1024];
+        new Random(11).nextBytes(sent);
+        var writer = new Thread(() -> {
+            try {
+                send(ByteString.fromArrayUnsafe(sent));
+            } catch (IOException closed) {
+                // the test ended first
+            }
+        });
+        writer.start();
+        connection.expectNoMessage(QUIET);  // nobody asked: what came is held, and no more is read
+
+        var first = readMore();
+        assertTrue(first.size() <= 64 * 1024, "one read's buffer, not what the client sent: " + first.size());
+        var received = first;
+        for (int chunks = 0; received.size() < sent.length && chunks < 10_000; chunks++) received = received.concat(readMore());
+        writer.join(5_000);
+        assertArrayEquals(sent, received.toArray(), "the held read first, then the rest, in order");
+    }
+
+    @Test
     void writesOfOneTurnCountAsBufferedUntilTheirFlushAndReachTheClientInOrder() throws Exception {
         connect(false);
         long buffered = onLoop(() -> {
