@@ -202,8 +202,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         long now = clock.getAsLong();
         writer.cork();
         writer.accept(new ConnAck(sessionPresent, ReasonCode.SUCCESS, connAckProperties));
-        getContext().getLog().debug("[{}] connected from [{}] ({}, session present {})",
-                clientId, state.identity.address(), state.version, sessionPresent);
         congestion(sessionPresent ? window.resume(now) : window.drain(now));
         var next = readPackets();
         writer.uncork();
