@@ -4,12 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import java.util.List;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.serialization.SerializationExtension;
 import org.junit.jupiter.api.Test;
 
-/** Pekko Remote's and Cluster's serializers set aside, their bindings off, everything else as it was. */
+/** Pekko Remote's, Cluster's and Streams' serializers set aside, their bindings off, no stream materializer at start, everything else as it was. */
 class WithoutRemotingTest {
 
     @Test
@@ -27,6 +28,15 @@ class WithoutRemotingTest {
         assertEquals("none", bindings.get("org.apache.pekko.cluster.ClusterMessage"), "its class is not loaded");
         assertEquals("none", bindings.get("java.lang.String"), "bound to a serializer set aside");
         assertEquals("own", bindings.get("foo.Message"));
+    }
+
+    @Test
+    void noStreamMaterializerStartsWithTheActorSystemAndOtherExtensionsDo() {
+        var config = WithoutRemoting.strip(ConfigFactory.parseString("""
+                pekko.library-extensions = ["org.apache.pekko.serialization.SerializationExtension$",
+                  "org.apache.pekko.stream.SystemMaterializer$", "foo.Own$"]"""));
+        assertEquals(List.of("org.apache.pekko.serialization.SerializationExtension$", "foo.Own$"),
+                config.getStringList("pekko.library-extensions"));
     }
 
     @Test

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A broker without a cluster (the default) loads no class of Pekko Remote or Cluster, nor of the
+ * A broker without a cluster (the default) loads no class of Pekko Remote, Cluster or Streams, nor of the
  * cluster module, though the runnable jar carries them: -Xlog:class+load of a broker that served a
  * QoS 1 round trip and was stopped names none.
  */
@@ -35,7 +35,8 @@ class ClusterOffIT {
             assertTrue(loaded.stream().anyMatch(line -> line.contains(" org.apache.pekko.actor.ActorSystem ")),
                     "the log lists the classes loaded");
             var cluster = loaded.stream().filter(line -> line.contains(" org.apache.pekko.cluster.")
-                    || line.contains(" org.apache.pekko.remote.") || line.contains(" io.pekquitto.cluster.")).toList();
+                    || line.contains(" org.apache.pekko.remote.") || line.contains(" org.apache.pekko.stream.")
+                    || line.contains(" io.pekquitto.cluster.")).toList();
             assertEquals(List.of(), cluster);
         } finally {
             Files.deleteIfExists(classes);
