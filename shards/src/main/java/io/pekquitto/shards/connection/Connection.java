@@ -31,7 +31,6 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.util.ByteString;
 
 /**
@@ -93,9 +92,6 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** Is its deadline over (connect timeout; Keep Alive, idle check or a close's wait)? From the shard's {@link ConnectionDeadlines}. */
     public enum DeadlineCheck implements Command { INSTANCE }
 
-    /** The timers of {@link SlowClient}: a congestion that lasts; the memory check; a BUSY client stalled? */
-    enum SlowClientTimer implements Command { CONGESTION_TIMEOUT, MEMORY_CHECK, AVAILABILITY_CHECK }
-
     /** From the transport: it took what was written, as asked ({@link Transport#tellWhenTaken}). */
     public enum WritesTaken implements Command { INSTANCE }
 
@@ -132,23 +128,22 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
     /** The actor of a connection whose CONNECT is whole ({@link PreConnect}): the handshake first ({@link ConnectionHandshake}). */
     public static Behavior<Command> afterConnect(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self) {
         var read = self.preConnect();  // taken now: the ref lets go of it once the actor is spawned
-        return Behaviors.setup(context -> Behaviors.withTimers(
-                timers -> new ConnectionHandshake(context, timers, environment, shard, self, read).onConnect()));
+        return Behaviors.setup(context -> new ConnectionHandshake(context, environment, shard, self, read).onConnect());
     }
 
     /** A parked connection that is told something: it goes on where it parked, and the command follows. */
     public static Behavior<Command> resume(ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self,
                                            Established parked) {
-        return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
+        return Behaviors.setup(context -> {
             var reader = PacketReader.forServerAfterConnect(environment.settings().maxPacketSize(), parked.version);
-            var connection = new Connection(context, timers, environment, shard, self, parked,
+            var connection = new Connection(context, environment, shard, self, parked,
                     new PacketSource(reader, parked.transport, environment.partialPackets()));
             connection.startTimers();
             return connection;
-        }));
+        });
     }
 
-    Connection(ActorContext<Command> context, TimerScheduler<Command> timers, ShardEnvironment environment,
+    Connection(ActorContext<Command> context, ShardEnvironment environment,
                ActorRef<ShardRequest> shard, ConnectionRef self, Established state, PacketSource packets) {
         super(context);
         this.settings = environment.settings();
@@ -161,7 +156,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         this.writer = state.writer;
         this.clientId = state.clientId();
         this.window = state.window;
-        this.slow = new SlowClient(environment, window, writer, shard, self, timers);
+        this.slow = new SlowClient(environment, window, writer, shard, self);
         this.deliveries = new Deliveries(state, slow, clock);
         this.requests = new ClientRequests(environment, state, shard, self, packets);
         this.stats = environment.stats();
@@ -190,8 +185,7 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         if (command == DeadlineCheck.INSTANCE) return onDeadlineCheck();
         if (command == WritesTaken.INSTANCE) return afterEvent();
         if (command == ParkNow.INSTANCE) return parking.parkNow(state, closed, state.isQuiet(packets) && deliveries.isQuiet()) ? Behaviors.stopped() : nextCheck();
-        if (!(command instanceof SlowClientTimer timer)) return Behaviors.unhandled();
-        return closed ? this : quotaExceeded(slow.onTimer(timer, getContext().getLog(), clientId));
+        return Behaviors.unhandled();
     }
 
     // ---- from the handshake
@@ -214,9 +208,9 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         nextCheck();
     }
 
-    /** Its one deadline on the shard's queue: the Keep Alive's or the idle check's, whichever comes first. */
+    /** Its one deadline on the shard's queue: the Keep Alive's, the idle check's or a slow client's check, whichever comes first. */
     private Behavior<Command> nextCheck() {
-        long at = Math.min(state.keepAlive.deadline(), parking.nextCheck());
+        long at = Math.min(state.keepAlive.deadline(), Math.min(parking.nextCheck(), slow.nextDeadline()));
         if (!closed && at != Long.MAX_VALUE && at != self.deadline()) deadlines.watch(self, at);
         return this;
     }
@@ -402,7 +396,8 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
             afterEvent();  // the socket may have taken what waited since the last event: ready, holding nothing, before it parks
             parking.idleCheck(state.isQuiet(packets) && deliveries.isQuiet());  // no retained message waits either
         }
-        return nextCheck();
+        var quotaExceeded = slow.onDeadline(now);
+        return quotaExceeded != null ? quotaExceeded(quotaExceeded) : nextCheck();
     }
 
     // ---- ending

@@ -19,7 +19,6 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +48,6 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private final ConnectionRef self;
     /** The listener that accepted it: which versions a CONNECT may ask for. */
     private final Listener listener;
-    private final TimerScheduler<Connection.Command> timers;
     /** For the connect-to-CONNACK time. */
     private final long acceptedAt;
     private final Transport transport;
@@ -65,15 +63,14 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
     private ClientAuthorizer acl;
     private Optional<Will> will = Optional.empty();
 
-    ConnectionHandshake(ActorContext<Connection.Command> context, TimerScheduler<Connection.Command> timers,
-                        ShardEnvironment environment, ActorRef<ShardRequest> shard, ConnectionRef self, PreConnect read) {
+    ConnectionHandshake(ActorContext<Connection.Command> context, ShardEnvironment environment, ActorRef<ShardRequest> shard,
+                        ConnectionRef self, PreConnect read) {
         super(context);
         this.environment = environment;
         this.settings = environment.settings();
         this.shard = shard;
         this.self = self;
         this.listener = read.listener;
-        this.timers = timers;
         this.acceptedAt = read.acceptedAt;
         this.transport = read.transport;
         this.packets = read.packets;
@@ -147,7 +144,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
                 new InboundPublish(settings, version, terms.problemInformation(), acl, environment.memory()),
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats(),
                         environment.memory(), writer::backlog));
-        var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
+        var connection = new Connection(getContext(), environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
         if (phase == Phase.SHUT_DOWN_WHILE_ATTACHING) return connection.end(!environment.outlivesBroker(terms.sessionExpiryInterval()));
         ConnectionLog.connected(settings.connectionMessages(), identity, version, cleanStart, terms.keepAliveSeconds());

@@ -5,12 +5,13 @@ import io.pekquitto.shards.memory.MemoryBudget;
 import io.pekquitto.shards.memory.OverShare;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A client slower than what comes for it, as its {@link Connection} watches it, and what the shard hears
- * of that, when it changes, with the timers that change it when no packet comes:
+ * of that, when it changes, with the checks that change it when no packet comes (deadlines of the
+ * connection's one entry on its shard's queue, {@link ConnectionDeadlines}, not timers of its own):
  * <ul>
  *   <li>under {@code slow-subscriber-policy = throttle} the shard hears when it congests and when it is
  *       relieved, and a congestion that lasts {@link #CONGESTION_TIMEOUT} counts as stuck;</li>
@@ -24,6 +25,10 @@ import org.slf4j.Logger;
  * </ul>
  */
 final class SlowClient {
+    private static final Logger LOG = LoggerFactory.getLogger(SlowClient.class);
+    /** A check that is not due: off. */
+    private static final long NEVER = Long.MAX_VALUE;
+
     /** How long a congested client may hold publishers back before it counts as stuck. */
     static final Duration CONGESTION_TIMEOUT = Duration.ofSeconds(2);
 
@@ -41,50 +46,78 @@ final class SlowClient {
     private final PacketWriter writer;
     private final ActorRef<ShardRequest> shard;
     private final ConnectionRef self;
-    private final TimerScheduler<Connection.Command> timers;
+    /** The shard's queue of deadlines, where an earlier check than the connection's next one is set. */
+    private final ConnectionDeadlines deadlines;
     /** Its shard's clock, counters, memory budget and shared members: read where used, not kept field by field. */
     private final ShardEnvironment environment;
     /** Made at the first memory check: most connections never hold enough for one. */
     private OverShare overShare;
-    /** Whether the memory check's timer runs. */
-    private boolean checking;
+    /** When, on the shard's clock, a congestion counts as stuck; when a BUSY client is looked at again; the next memory check. */
+    private long congestionDue = NEVER;
+    private long availabilityDue = NEVER;
+    private long memoryCheckDue = NEVER;
+    /** The connection ends: no check is set from now on. */
+    private boolean closing;
 
     SlowClient(ShardEnvironment environment, DeliveryWindow window, PacketWriter writer, ActorRef<ShardRequest> shard,
-               ConnectionRef self, TimerScheduler<Connection.Command> timers) {
+               ConnectionRef self) {
         this.window = window;
         this.writer = writer;
         this.shard = shard;
         this.self = self;
-        this.timers = timers;
+        this.deadlines = environment.deadlines();
         this.environment = environment;
+    }
+
+    /** The earliest of its checks, on the shard's clock; {@link Long#MAX_VALUE} if none is on. */
+    long nextDeadline() {
+        return Math.min(congestionDue, Math.min(availabilityDue, memoryCheckDue));
+    }
+
+    /**
+     * Runs the checks due at {@code now}; returns why the client is to be disconnected (its quota exceeded), or
+     * null. The connection sets its next deadline after.
+     */
+    String onDeadline(long now) {
+        if (isDue(congestionDue, now)) {
+            congestionDue = NEVER;
+            congestionTimedOut();
+        }
+        if (isDue(availabilityDue, now)) {
+            availabilityDue = NEVER;
+            availability();
+        }
+        if (!isDue(memoryCheckDue, now)) return null;
+        memoryCheckDue = now + MEMORY_CHECK.toNanos();  // every MEMORY_CHECK while it holds anything
+        return memoryCheck(now);
+    }
+
+    private static boolean isDue(long due, long now) {
+        return due != NEVER && now - due >= 0;
+    }
+
+    /** A check due {@code after} from now: the connection's entry on the shard's queue moves up if it comes first. */
+    private long dueIn(Duration after) {
+        if (closing) return NEVER;
+        long due = environment.clock().getAsLong() + after.toNanos();
+        if (due - self.deadline() < 0) deadlines.watch(self, due);
+        return due;
     }
 
     /** Tells the shard when this client starts or stops holding publishers back. */
     void congestion(Congestion change) {
         if (change == Congestion.CONGESTED) {
             shard.tell(new ShardRequest.Congested(self));
-            timers.startSingleTimer(Connection.SlowClientTimer.CONGESTION_TIMEOUT, CONGESTION_TIMEOUT);
+            congestionDue = dueIn(CONGESTION_TIMEOUT);
         } else if (change == Congestion.RELIEVED) {
-            timers.cancel(Connection.SlowClientTimer.CONGESTION_TIMEOUT);
+            congestionDue = NEVER;
             shard.tell(new ShardRequest.Relieved(self));
         }
     }
 
-    /** One of its timers fired; returns why the client is to be disconnected (its quota exceeded), or null. */
-    String onTimer(Connection.SlowClientTimer timer, Logger log, String clientId) {
-        switch (timer) {
-            case CONGESTION_TIMEOUT -> congestionTimedOut(log, clientId);
-            case AVAILABILITY_CHECK -> availability();
-            case MEMORY_CHECK -> {
-                return memoryCheck(environment.clock().getAsLong());
-            }
-        }
-        return null;
-    }
-
     /** Congested for {@link #CONGESTION_TIMEOUT}: stuck, not slow; publishers stop waiting for it until it drains. */
-    private void congestionTimedOut(Logger log, String clientId) {
-        log.debug("[{}] still congested after [{}]: publishers no longer wait", clientId, CONGESTION_TIMEOUT);
+    private void congestionTimedOut() {
+        LOG.debug("[{}] still congested after [{}]: publishers no longer wait", window.session().clientId(), CONGESTION_TIMEOUT);
         environment.stats().congestionTimedOut();
         congestion(window.congestionTimedOut());
     }
@@ -97,7 +130,7 @@ final class SlowClient {
 
     /**
      * Tells the shard when how soon this client can take shared subscriptions' work changes; while it
-     * is BUSY, a timer looks again when it would count as stalled (it may get no message meanwhile).
+     * is BUSY, a check looks again when it would count as stalled (it may get no message meanwhile).
      */
     void availability() {
         if (!environment.sharedMember().test(window.session().clientId())) return;  // nobody picks it: nothing to tell
@@ -105,9 +138,7 @@ final class SlowClient {
         var changed = window.availability(writer.backlog(), now);
         if (changed != null) shard.tell(new ShardRequest.Available(self, changed));
         var untilStalled = window.untilStalled(now);
-        if (untilStalled != null && !timers.isTimerActive(Connection.SlowClientTimer.AVAILABILITY_CHECK)) {
-            timers.startSingleTimer(Connection.SlowClientTimer.AVAILABILITY_CHECK, untilStalled);
-        }
+        if (untilStalled != null && availabilityDue == NEVER) availabilityDue = dueIn(untilStalled);
     }
 
     /**
@@ -118,9 +149,8 @@ final class SlowClient {
      */
     private void account() {
         window.accountBacklog();
-        if (checking || !environment.settings().memory().enabled() || !holds()) return;
-        checking = true;
-        timers.startTimerWithFixedDelay(Connection.SlowClientTimer.MEMORY_CHECK, MEMORY_CHECK);
+        if (memoryCheckDue != NEVER || !environment.settings().memory().enabled() || !holds()) return;
+        memoryCheckDue = dueIn(MEMORY_CHECK);
     }
 
     private boolean holds() {
@@ -142,10 +172,7 @@ final class SlowClient {
         var memory = environment.memory();
         if (overShare == null) overShare = new OverShare(environment.settings().memory().overShareGrace());
         if (!overShare.isOverTooLong(memory, held, now)) {
-            if (!holds()) {
-                checking = false;
-                timers.cancel(Connection.SlowClientTimer.MEMORY_CHECK);
-            }
+            if (!holds()) memoryCheckDue = NEVER;
             return null;
         }
         return "held " + held + " bytes, more than its fair share of " + memory.fairShare() + ", for "
@@ -172,8 +199,11 @@ final class SlowClient {
 
     /** The connection ends: a congestion it caused ends with it, and what its transport still holds no longer counts. */
     void close() {
+        closing = true;
         congestion(window.close());
         window.session().backlog(0);
-        if (checking) timers.cancel(Connection.SlowClientTimer.MEMORY_CHECK);
+        congestionDue = NEVER;
+        availabilityDue = NEVER;
+        memoryCheckDue = NEVER;
     }
 }

@@ -34,17 +34,19 @@ import org.junit.jupiter.api.Test;
 class ConnectionAvailabilityTest {
     private static final BrokerSettings SETTINGS = BrokerSettings.parse("parking.enabled = false");
 
-    private final ActorTestKit testKit = ActorTestKit.create();
+    /** The shard's clock, which plays its deadline queue: the stall check is due on it. */
+    private final ManualClock clock = new ManualClock();
+    private final ActorTestKit testKit = clock.testKit();
     private final TestProbe<ShardRequest> shard = testKit.createTestProbe();
 
     @AfterEach
     void stop() {
-        testKit.shutdownTestKit();
+        clock.shutdown();
     }
 
     /** A connected MQTT 5 client whose window then fills: receive maximum 20 messages, 25 delivered, none acknowledged. */
     private void fillTheWindow(Predicate<String> sharedMember) {
-        var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, System::nanoTime, false, StoreHealth.none(),
+        var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, clock, false, StoreHealth.none(),
                 ShardStats.unobserved(), sharedMember);
         var transport = new FakeTransport();
         var connection = TestConnections.accepted(testKit, environment, shard.getRef(), TestConnections.ANY_LISTENER, transport);
@@ -68,11 +70,24 @@ class ConnectionAvailabilityTest {
     }
 
     @Test
+    void aBusyMemberWithoutAcknowledgementForTheStallTimeoutSaysItIsStalled() {
+        fillTheWindow(clientId -> true);
+        shard.fishForMessage(Duration.ofSeconds(3), "BUSY", request -> request instanceof ShardRequest.Available available
+                && available.availability() == Availability.BUSY ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore());
+        clock.advance(DeliveryWindow.STALL_TIMEOUT.minusMillis(1));
+        shard.expectNoMessage(Duration.ofMillis(50));
+        clock.advance(Duration.ofMillis(1));  // its check, due on the shard's queue
+        var said = shard.expectMessageClass(ShardRequest.Available.class);
+        assertEquals(Availability.STALLED, said.availability());
+    }
+
+    @Test
     void aClientThatIsNoMemberSaysNothing() {
         fillTheWindow(clientId -> false);
+        clock.advance(DeliveryWindow.STALL_TIMEOUT);  // when a member would stall
         var told = new ArrayList<ShardRequest>();
         try {
-            while (true) told.add(shard.receiveMessage(Duration.ofMillis(300)));  // past the 20 ms it would take to stall
+            while (true) told.add(shard.receiveMessage(Duration.ofMillis(300)));
         } catch (AssertionError quiet) {
             // nothing more within 300 ms
         }
