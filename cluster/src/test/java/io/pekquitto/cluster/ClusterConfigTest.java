@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.pekquitto.cluster.mesh.MeshSerializer;
-import io.pekquitto.shards.Shard;
+import io.pekquitto.shards.ShardCommand;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ClusterSettings;
 import java.time.Duration;
@@ -90,7 +90,7 @@ class ClusterConfigTest {
     void theMeshsMessagesAreSerializedByOurSerializer() {
         var config = effective(THREE);
         assertEquals(MeshSerializer.class.getName(), config.getString("pekko.actor.serializers.pekquitto-mesh"));
-        for (var message : List.of(Shard.Forward.class, Shard.ForwardAck.class, Shard.Control.class)) {
+        for (var message : List.of(ShardCommand.Forward.class, ShardCommand.ForwardAck.class, ShardCommand.Control.class)) {
             assertEquals("pekquitto-mesh", config.getString("pekko.actor.serialization-bindings." + ConfigUtil.quoteString(message.getName())),
                     message.getName());
         }

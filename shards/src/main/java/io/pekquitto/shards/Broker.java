@@ -3,14 +3,12 @@ package io.pekquitto.shards;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.auth.Security;
-import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.stats.SysExtras;
 import io.pekquitto.shards.store.Store;
@@ -25,7 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.Cancellable;
@@ -48,54 +45,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * dispatcher, binds the listeners and hands each accepted connection to a shard. Embedders spawn
  * {@link #create(BrokerSettings)} in their own actor system (with {@link #dispatcherConfig(int)} in its
  * configuration to tune the shards' dispatchers, else the broker registers them itself) and connect
- * in-process clients with {@link ConnectClient}.
+ * in-process clients with {@link BrokerCommand.ConnectClient}.
  */
-public final class Broker extends AbstractBehavior<Broker.Command> {
-
-    public sealed interface Command {}
-
-    /** Asks for the listeners' bound addresses; answered once every listener is bound or one failed. */
-    public record GetBoundAddresses(ActorRef<Bound> replyTo) implements Command {}
-
-    /**
-     * The bound address of each listener in configuration order, or why binding failed; {@code tls} has,
-     * in the same order, each TLS listener's certificate as it serves it, for a reload to replace.
-     */
-    public record Bound(List<InetSocketAddress> addresses, Optional<String> failure, ShardCounts counts,
-                        List<Optional<ReloadableTls>> tls) {}
-
-    /**
-     * Shuts the broker down gracefully and stops it: the listeners close, every client is disconnected
-     * (DISCONNECT 0x8B to MQTT 5 clients, parked ones too) and gives its session back, the store is
-     * flushed and closed; then {@code replyTo} hears {@link Done}. Past {@code shutdown-timeout} the
-     * broker stops without waiting for the rest. The broker sends it itself from its actor system's
-     * CoordinatedShutdown (phase {@code service-requests-done}).
-     */
-    public record Shutdown(ActorRef<Done> replyTo) implements Command {}
-
-    /** Asks for the broker's figures, gathered now from every shard (what $SYS and the metrics show). */
-    public record GetFigures(ActorRef<BrokerFigures> replyTo) implements Command {}
-
-    /** From a shard: none of its connections is left. */
-    record ShardDrained(int index) implements Command {}
-
-    /** Close the listeners, ahead of the shutdown: a node leaving its cluster hands its sessions on first. */
-    public enum StopAccepting implements Command { INSTANCE }
-
-    private enum ShutdownTimedOut implements Command { INSTANCE }
-
-    /** From a {@link TcpListener}: it is bound, with its TLS files read. */
-    record ListenerBound(int index, InetSocketAddress address, Optional<ReloadableTls> tls) implements Command {}
-
-    /**
-     * Connects an {@link InProcessClient}: an MQTT client for actors, with no socket. It is served by the
-     * shard of its client id, and {@code replyTo} hears {@link InProcessClient.Connected} or
-     * {@link InProcessClient.Refused}.
-     */
-    public record ConnectClient(ConnectOptions options, ActorRef<InProcessClient.ConnectOutcome> replyTo) implements Command {}
-
-    /** From a {@link TcpListener}: it could not bind. */
-    record ListenerFailed(int index, String cause) implements Command {}
+public final class Broker extends AbstractBehavior<BrokerCommand> {
 
     private final BrokerSettings settings;
     private final Optional<Store> store;
@@ -107,17 +59,19 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     private final ShardCounts counts;
     private final InetSocketAddress[] boundAddresses;
     private final List<Optional<ReloadableTls>> listenerTls = new ArrayList<>();
-    private final List<ActorRef<Bound>> waitingForBinding = new ArrayList<>();
+    private final List<ActorRef<BrokerCommand.Bound>> waitingForBinding = new ArrayList<>();
     private final List<org.apache.pekko.actor.ActorRef> listeners = new ArrayList<>();
     /** Each listener's rules and its count of open connections. */
     private final List<Listener> served = new ArrayList<>();
-    private final TimerScheduler<Command> timers;
+    private final TimerScheduler<BrokerCommand> timers;
     /** Who waits for the shutdown to end; empty until it starts. */
     private final List<ActorRef<Done>> waitingForShutdown = new ArrayList<>();
     private boolean acceptingStopped;
     private final Set<Integer> drainedShards = new HashSet<>();
     private final Cancellable shutdownTask;
-    private final ActorRef<FiguresCollector.Command> figures;
+    private final ActorRef<FiguresCommand> figures;
+    /** Where each shard says that none of its connections is left, as the broker shuts down. */
+    private final ActorRef<ShardCommand.ConnectionsGone> drained;
     private Optional<String> bindFailure = Optional.empty();
     private int listenersBound;
 
@@ -163,12 +117,12 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
      *
      * @throws IllegalArgumentException if a file cannot be read (the message names the file and the line)
      */
-    public static Behavior<Command> create(BrokerSettings settings) {
+    public static Behavior<BrokerCommand> create(BrokerSettings settings) {
         return create(settings, settings.auth().readSecurity(), UnaryOperator.identity());
     }
 
     /** A broker whose clients are authenticated and authorized by an embedder's {@code security}. */
-    public static Behavior<Command> create(BrokerSettings settings, Security security) {
+    public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security) {
         return create(settings, security, UnaryOperator.identity());
     }
 
@@ -180,13 +134,13 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
      *
      * @throws io.pekquitto.shards.store.StoreException naming the store's path and the cause
      */
-    public static Behavior<Command> create(BrokerSettings settings, Security security,
+    public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         return create(settings, security, aroundShard, LatencyObserver.NONE);
     }
 
     /** The broker, with its publish-to-delivery and connect-to-CONNACK times told to {@code latency} (metrics). */
-    public static Behavior<Command> create(BrokerSettings settings, Security security,
+    public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency) {
         return create(settings, security, aroundShard, latency, UnaryOperator.identity());
     }
@@ -195,14 +149,14 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
      * The broker, with its store (if {@code settings} ask for one) wrapped by {@code aroundStore}: an
      * embedder's own instrumentation, or a test's injected failure.
      */
-    public static Behavior<Command> create(BrokerSettings settings, Security security,
+    public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
                                            UnaryOperator<Store> aroundStore) {
         return create(settings, security, aroundShard, latency, aroundStore, SysExtras.NONE);
     }
 
     /** The broker, publishing {@code extras} (a cluster's membership, say) under {@code $SYS/broker/} with its own figures. */
-    public static Behavior<Command> create(BrokerSettings settings, Security security,
+    public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
                                            UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
                                            UnaryOperator<Store> aroundStore, SysExtras extras) {
         var store = settings.store().open().map(aroundStore);
@@ -210,7 +164,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
                 timers -> new Broker(context, timers, settings, security, store, aroundShard, latency, extras)));
     }
 
-    private Broker(ActorContext<Command> context, TimerScheduler<Command> timers, BrokerSettings settings,
+    private Broker(ActorContext<BrokerCommand> context, TimerScheduler<BrokerCommand> timers, BrokerSettings settings,
                    Security security, Optional<Store> store, UnaryOperator<Behavior<ShardMessage>> aroundShard,
                    LatencyObserver latency, SysExtras extras) {
         super(context);
@@ -231,19 +185,21 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         }
         // Each shard writes what it kept while the store failed (told on the recovery's thread).
         var all = List.copyOf(shards);
-        storeHealth.onRecovered(() -> all.forEach(shard -> shard.tell(Shard.StoreRecovered.INSTANCE)));
+        storeHealth.onRecovered(() -> all.forEach(shard -> shard.tell(ShardCommand.StoreRecovered.INSTANCE)));
         // Published before any shard can fail, so a restarted shard finds its peers; sent for the first start.
         mesh.local(shards);
         // A node of a cluster: its membership lists our shards to other nodes, and its serializer numbers theirs.
         if (settings.cluster().enabled()) NodeMesh.get(context.getSystem()).publish(mesh);
-        for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new Shard.Peers(i, mesh));
+        for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new ShardCommand.Peers(i, mesh));
+        this.drained = context.messageAdapter(ShardCommand.ConnectionsGone.class, gone -> new BrokerInternal.ShardDrained(gone.index()));
+        var listenerReports = context.messageAdapter(ListenerReport.class, BrokerInternal.FromListener::new);
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
         for (int i = 0; i < settings.listeners().size(); i++) {
             served.add(Listener.of(i, settings.listeners().get(i)));
             listenerTls.add(Optional.empty());
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             var listener = served.get(i);
-            listeners.add(Adapter.actorOf(context, TcpListener.props(listener, placement, context.getSelf()), "listener-" + i));
+            listeners.add(Adapter.actorOf(context, TcpListener.props(listener, placement::next, listenerReports), "listener-" + i));
         }
         this.figures = context.spawn(FiguresCollector.create(shards, served, store, storeHealth, settings.operations().sysInterval(),
                 version(), extras, System::nanoTime), "figures");
@@ -256,35 +212,34 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     }
 
     /** The actor system's CoordinatedShutdown (SIGTERM, or the embedder's own) shuts the broker down first. */
-    private static Cancellable shutDownWithTheSystem(ActorContext<Command> context, Duration timeout) {
+    private static Cancellable shutDownWithTheSystem(ActorContext<BrokerCommand> context, Duration timeout) {
         var self = context.getSelf();
         var system = context.getSystem();
         return CoordinatedShutdown.get(system).addCancellableTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
                 "pekquitto-shutdown-" + self.path().name(),
-                () -> AskPattern.ask(self, Shutdown::new, timeout, system.scheduler()).exceptionally(stopped -> Done.done()));
+                () -> AskPattern.ask(self, BrokerCommand.Shutdown::new, timeout, system.scheduler()).exceptionally(stopped -> Done.done()));
     }
 
     @Override
-    public Receive<Command> createReceive() {
+    public Receive<BrokerCommand> createReceive() {
         return newReceiveBuilder()
                 // After the shards: a parent stops once its children have, so no shard writes any more.
                 .onSignal(PostStop.class, signal -> onPostStop())
-                .onMessage(Shutdown.class, this::onShutdown)
-                .onMessage(GetFigures.class, get -> {
-                    figures.tell(new FiguresCollector.Collect(get.replyTo()));
+                .onMessage(BrokerCommand.Shutdown.class, this::onShutdown)
+                .onMessage(BrokerCommand.GetFigures.class, get -> {
+                    figures.tell(new FiguresCommand.Collect(get.replyTo()));
                     return this;
                 })
-                .onMessage(ShardDrained.class, this::onShardDrained)
-                .onMessageEquals(StopAccepting.INSTANCE, this::stopAccepting)
-                .onMessageEquals(ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
-                .onMessage(GetBoundAddresses.class, this::onGetBoundAddresses)
-                .onMessage(ConnectClient.class, this::onConnectClient)
-                .onMessage(ListenerBound.class, this::onListenerBound)
-                .onMessage(ListenerFailed.class, this::onListenerFailed)
+                .onMessage(BrokerInternal.ShardDrained.class, this::onShardDrained)
+                .onMessageEquals(BrokerCommand.StopAccepting.INSTANCE, this::stopAccepting)
+                .onMessageEquals(BrokerInternal.ShutdownTimedOut.INSTANCE, this::onShutdownTimedOut)
+                .onMessage(BrokerCommand.GetBoundAddresses.class, this::onGetBoundAddresses)
+                .onMessage(BrokerCommand.ConnectClient.class, this::onConnectClient)
+                .onMessage(BrokerInternal.FromListener.class, this::onListenerReport)
                 .build();
     }
 
-    private Behavior<Command> onPostStop() {
+    private Behavior<BrokerCommand> onPostStop() {
         storeRecovery.ifPresent(StoreRecovery::close);
         store.ifPresent(Store::close);
         shutdownTask.cancel();
@@ -294,31 +249,31 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
     }
 
     /** Listeners closed, then every shard disconnects its clients; the broker stops when all are done. */
-    private Behavior<Command> onShutdown(Shutdown shutdown) {
+    private Behavior<BrokerCommand> onShutdown(BrokerCommand.Shutdown shutdown) {
         waitingForShutdown.add(shutdown.replyTo());
         if (waitingForShutdown.size() > 1) return this;  // already under way
         var timeout = settings.operations().shutdownTimeout();
         getContext().getLog().info("Shutting down: disconnecting {} clients (at most {})", counts.connectionsTotal(), timeout);
         stopAccepting();
-        shards.forEach(shard -> shard.tell(new Shard.ShutDown(getContext().getSelf())));
-        timers.startSingleTimer(ShutdownTimedOut.INSTANCE, drainTimeout());
+        shards.forEach(shard -> shard.tell(new ShardCommand.ShutDown(drained)));
+        timers.startSingleTimer(BrokerInternal.ShutdownTimedOut.INSTANCE, drainTimeout());
         return this;
     }
 
-    private Behavior<Command> stopAccepting() {
-        if (!acceptingStopped) listeners.forEach(listener -> listener.tell(TcpListener.Unbind.INSTANCE, org.apache.pekko.actor.ActorRef.noSender()));
+    private Behavior<BrokerCommand> stopAccepting() {
+        if (!acceptingStopped) listeners.forEach(listener -> listener.tell(ListenerCommand.Unbind.INSTANCE, org.apache.pekko.actor.ActorRef.noSender()));
         acceptingStopped = true;
         return this;
     }
 
-    private Behavior<Command> onShardDrained(ShardDrained drained) {
+    private Behavior<BrokerCommand> onShardDrained(BrokerInternal.ShardDrained drained) {
         drainedShards.add(drained.index());
         // Every connection actor has stopped: its last bytes (a DISCONNECT 0x8B, a WebSocket's close frame)
         // are in the kernel's buffer already, flushed in its turn.
         return drainedShards.size() < shards.size() ? this : Behaviors.stopped();
     }
 
-    private Behavior<Command> onShutdownTimedOut() {
+    private Behavior<BrokerCommand> onShutdownTimedOut() {
         getContext().getLog().warn("Shutting down: {} clients still connected after {}, stopping without them",
                 counts.connectionsTotal(), drainTimeout());
         return Behaviors.stopped();
@@ -329,19 +284,24 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         return settings.operations().shutdownTimeout().multipliedBy(3).dividedBy(4);
     }
 
-    private Behavior<Command> onGetBoundAddresses(GetBoundAddresses get) {
+    private Behavior<BrokerCommand> onGetBoundAddresses(BrokerCommand.GetBoundAddresses get) {
         waitingForBinding.add(get.replyTo());
         answerIfBound();
         return this;
     }
 
-    private Behavior<Command> onConnectClient(ConnectClient connect) {
+    private Behavior<BrokerCommand> onConnectClient(BrokerCommand.ConnectClient connect) {
         int shard = ShardPlacement.forInProcessClient(connect.options().clientId(), counts.connections());
         shards.get(shard).tell(new InProcessClient.Start(connect.options(), connect.replyTo()));
         return this;
     }
 
-    private Behavior<Command> onListenerBound(ListenerBound bound) {
+    private Behavior<BrokerCommand> onListenerReport(BrokerInternal.FromListener from) {
+        if (from.report() instanceof ListenerReport.Bound bound) return onListenerBound(bound);
+        return onListenerFailed((ListenerReport.Failed) from.report());
+    }
+
+    private Behavior<BrokerCommand> onListenerBound(ListenerReport.Bound bound) {
         boundAddresses[bound.index()] = bound.address();
         listenerTls.set(bound.index(), bound.tls());
         listenersBound++;
@@ -350,7 +310,7 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
         return this;
     }
 
-    private Behavior<Command> onListenerFailed(ListenerFailed failed) {
+    private Behavior<BrokerCommand> onListenerFailed(ListenerReport.Failed failed) {
         getContext().getLog().error(failed.cause());
         bindFailure = Optional.of(failed.cause());
         answerIfBound();
@@ -359,8 +319,8 @@ public final class Broker extends AbstractBehavior<Broker.Command> {
 
     private void answerIfBound() {
         if (bindFailure.isEmpty() && listenersBound < boundAddresses.length) return;
-        var answer = bindFailure.isPresent() ? new Bound(List.of(), bindFailure, counts, List.of())
-                : new Bound(List.of(boundAddresses), bindFailure, counts, List.copyOf(listenerTls));
+        var answer = bindFailure.isPresent() ? new BrokerCommand.Bound(List.of(), bindFailure, counts, List.of())
+                : new BrokerCommand.Bound(List.of(boundAddresses), bindFailure, counts, List.copyOf(listenerTls));
         waitingForBinding.forEach(replyTo -> replyTo.tell(answer));
         waitingForBinding.clear();
     }

@@ -68,7 +68,7 @@ final class ControlPlane {
      * a node that left: it published them itself); a shard of a node younger than this one gets this node's retained
      * messages.
      */
-    void peersChanged(Shard.PeersChanged changed) {
+    void peersChanged(ShardCommand.PeersChanged changed) {
         for (int shard : changed.gone()) {
             crossings.rules().peerGone(shard);
             routes.forgetPeer(shard);

@@ -60,10 +60,10 @@ public final class EmbeddedClient {
     }
 
     /** Connects a client through {@code broker}, spawned in {@code system}; a refusal fails the stage with {@link RefusedException}. */
-    public static CompletionStage<EmbeddedClient> connect(ActorSystem<?> system, ActorRef<Broker.Command> broker,
+    public static CompletionStage<EmbeddedClient> connect(ActorSystem<?> system, ActorRef<BrokerCommand> broker,
                                                           ConnectOptions options, Duration timeout) {
-        return AskPattern.<Broker.Command, InProcessClient.ConnectOutcome>ask(broker,
-                replyTo -> new Broker.ConnectClient(options, replyTo), timeout, system.scheduler()).thenApply(outcome -> {
+        return AskPattern.<BrokerCommand, InProcessClient.ConnectOutcome>ask(broker,
+                replyTo -> new BrokerCommand.ConnectClient(options, replyTo), timeout, system.scheduler()).thenApply(outcome -> {
                     if (outcome instanceof InProcessClient.Refused refused) throw new RefusedException(refused.reason(), refused.why());
                     return new EmbeddedClient(system, (InProcessClient.Connected) outcome, timeout);
                 });

@@ -37,18 +37,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * answers whoever asked (a metrics scrape). Every {@code sys-interval} it also publishes what changed
  * under {@code $SYS/broker/...}, retained, through shard 0 like any publish.
  */
-final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> {
-
-    sealed interface Command {}
-
-    /** Fresh figures, gathered now. */
-    record Collect(ActorRef<BrokerFigures> replyTo) implements Command {}
-
-    private enum Tick implements Command { INSTANCE }
-
-    private record Report(ShardFigures figures) implements Command {}
-
-    private record RoundTimedOut(long round) implements Command {}
+final class FiguresCollector extends AbstractBehavior<FiguresCommand> {
 
     /** The publisher id of $SYS messages (never a client's: client ids cannot start with '$' here). */
     static final String PUBLISHER = "$SYS";
@@ -61,7 +50,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private final StoreHealth storeHealth;
     private final LongSupplier clock;
     private final long startedAt;
-    private final TimerScheduler<Command> timers;
+    private final TimerScheduler<FiguresCommand> timers;
     private final ActorRef<ShardFigures> reports;
     private final SysTopics sysTopics;
     private final SysExtras extras;
@@ -73,18 +62,18 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
     private long lastPublishedAt;
     private long maximumConnected;
 
-    static Behavior<Command> create(List<ActorRef<ShardMessage>> shards, List<Listener> listeners, Optional<Store> store,
+    static Behavior<FiguresCommand> create(List<ActorRef<ShardMessage>> shards, List<Listener> listeners, Optional<Store> store,
                                     StoreHealth storeHealth, Duration sysInterval, String version, SysExtras extras,
                                     LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
-            if (!sysInterval.isZero()) timers.startTimerWithFixedDelay(Tick.INSTANCE, Duration.ZERO, sysInterval);
+            if (!sysInterval.isZero()) timers.startTimerWithFixedDelay(FiguresCommand.Tick.INSTANCE, Duration.ZERO, sysInterval);
             return new FiguresCollector(context, timers, shards, listeners, store, storeHealth, version, extras, clock);
         }));
     }
 
-    private FiguresCollector(ActorContext<Command> context, TimerScheduler<Command> timers, List<ActorRef<ShardMessage>> shards,
-                             List<Listener> listeners, Optional<Store> store, StoreHealth storeHealth, String version,
-                             SysExtras extras, LongSupplier clock) {
+    private FiguresCollector(ActorContext<FiguresCommand> context, TimerScheduler<FiguresCommand> timers,
+                             List<ActorRef<ShardMessage>> shards, List<Listener> listeners, Optional<Store> store,
+                             StoreHealth storeHealth, String version, SysExtras extras, LongSupplier clock) {
         super(context);
         this.timers = timers;
         this.shards = List.copyOf(shards);
@@ -96,43 +85,43 @@ final class FiguresCollector extends AbstractBehavior<FiguresCollector.Command> 
         this.lastPublishedAt = startedAt;
         this.sysTopics = new SysTopics(version);
         this.extras = extras;
-        this.reports = context.messageAdapter(ShardFigures.class, Report::new);
+        this.reports = context.messageAdapter(ShardFigures.class, FiguresCommand.Report::new);
     }
 
     @Override
-    public Receive<Command> createReceive() {
+    public Receive<FiguresCommand> createReceive() {
         return newReceiveBuilder()
-                .onMessage(Collect.class, collect -> {
+                .onMessage(FiguresCommand.Collect.class, collect -> {
                     waiting.add(collect.replyTo());
                     return startRound();
                 })
-                .onMessageEquals(Tick.INSTANCE, () -> {
+                .onMessageEquals(FiguresCommand.Tick.INSTANCE, () -> {
                     publishSys = true;
                     return startRound();
                 })
-                .onMessage(Report.class, this::onReport)
-                .onMessage(RoundTimedOut.class, timedOut -> timedOut.round() == round && inProgress ? finishRound() : this)
+                .onMessage(FiguresCommand.Report.class, this::onReport)
+                .onMessage(FiguresCommand.RoundTimedOut.class, timedOut -> timedOut.round() == round && inProgress ? finishRound() : this)
                 .build();
     }
 
     /** Asks every shard; a request that comes while a round is under way is answered by that round. */
-    private Behavior<Command> startRound() {
+    private Behavior<FiguresCommand> startRound() {
         if (inProgress) return this;
         inProgress = true;
         round++;
         received.clear();
-        shards.forEach(shard -> shard.tell(new Shard.GetFigures(reports)));
-        timers.startSingleTimer(new RoundTimedOut(round), ROUND_TIMEOUT);
+        shards.forEach(shard -> shard.tell(new ShardCommand.GetFigures(reports)));
+        timers.startSingleTimer(new FiguresCommand.RoundTimedOut(round), ROUND_TIMEOUT);
         return this;
     }
 
-    private Behavior<Command> onReport(Report report) {
+    private Behavior<FiguresCommand> onReport(FiguresCommand.Report report) {
         if (!inProgress) return this;  // late, from a round that timed out
         received.put(report.figures().shard(), report.figures());
         return received.size() < shards.size() ? this : finishRound();
     }
 
-    private Behavior<Command> finishRound() {
+    private Behavior<FiguresCommand> finishRound() {
         inProgress = false;
         long now = clock.getAsLong();
         var perShard = new ArrayList<>(received.values());

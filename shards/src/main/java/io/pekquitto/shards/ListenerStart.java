@@ -21,7 +21,7 @@ final class ListenerStart {
      * The listener's TLS, its files read now, so that a bad file stops the broker at start naming the file;
      * null if they cannot be used, which has been reported to the broker.
      */
-    static Optional<ReloadableTls> readTls(Listener listener, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+    static Optional<ReloadableTls> readTls(Listener listener, org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker) {
         var settings = listener.settings();
         if (settings.tls().isEmpty()) return Optional.empty();
         try {
@@ -29,15 +29,15 @@ final class ListenerStart {
             LOG.info("listener {}:{} serves TLS with {}", settings.host(), settings.port(), tls.implementation());
             return Optional.of(new ReloadableTls(tls));
         } catch (TlsConfigurationException e) {
-            broker.tell(new Broker.ListenerFailed(listener.index(), "listener " + settings.host() + ":" + settings.port()
+            broker.tell(new ListenerReport.Failed(listener.index(), "listener " + settings.host() + ":" + settings.port()
                     + ": " + e.getMessage()));
             return null;
         }
     }
 
     /** What the broker hears when {@code listener} cannot bind its address. */
-    static Broker.ListenerFailed cannotBind(Listener listener, String why) {
+    static ListenerReport.Failed cannotBind(Listener listener, String why) {
         var settings = listener.settings();
-        return new Broker.ListenerFailed(listener.index(), "cannot bind " + settings.host() + ":" + settings.port() + ": " + why);
+        return new ListenerReport.Failed(listener.index(), "cannot bind " + settings.host() + ":" + settings.port() + ": " + why);
     }
 }

@@ -121,7 +121,7 @@ final class Mesh {
         heardFrom(shard);
         listed.add(shard);
         limitBatches(shard);
-        send(shard, new Shard.Control(index, new ControlMessage.Hello()));
+        send(shard, new ShardCommand.Control(index, new ControlMessage.Hello()));
         var waiting = waitingForReference.remove(shard);
         if (waiting != null) waiting.forEach(message -> send(shard, message));
         flush();
@@ -164,7 +164,7 @@ final class Mesh {
         if (holds.isHeld(shard)) {
             holds.keep(shard, message);
         } else {
-            send(shard, new Shard.Control(index, message));
+            send(shard, new ShardCommand.Control(index, message));
         }
     }
 
@@ -225,7 +225,7 @@ final class Mesh {
     /** Sends what waits, one batch per peer that has credit. */
     void flush() {
         dataPlane.flush(shard -> holds.isHeld(shard) || table.ref(shard) == null,
-                (destination, batch) -> send(destination, new Shard.Forward(index, batch)));
+                (destination, batch) -> send(destination, new ShardCommand.Forward(index, batch)));
     }
 
     /** A peer processed one of our batches: a credit back, and what waited goes out. */
@@ -236,7 +236,7 @@ final class Mesh {
 
     /** We processed a peer's batch: its credit back, and whether we wrote it (with a store; else true). */
     void acknowledgeBatch(int peer, boolean written) {
-        send(peer, new Shard.ForwardAck(index, written));
+        send(peer, new ShardCommand.ForwardAck(index, written));
     }
 
     /** Batches of forwards sent to the peers so far. */

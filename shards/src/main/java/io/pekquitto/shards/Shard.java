@@ -8,9 +8,6 @@ import io.pekquitto.shards.connection.ShardEnvironment;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.connection.Transport;
-import io.pekquitto.shards.listener.Listener;
-import io.pekquitto.shards.mesh.ControlMessage;
-import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.PublisherThrottle;
 import io.pekquitto.shards.node.Leaving;
 import io.pekquitto.shards.node.MeshPeers;
@@ -30,13 +27,9 @@ import io.pekquitto.shards.store.Durability;
 import io.pekquitto.shards.store.ShardPersistence;
 import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
-import io.pekquitto.shards.tcp.ListenerTls;
-import io.pekquitto.shards.transport.AcceptedSocket;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.PreRestart;
@@ -64,68 +57,11 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *       (back-pressure), {@link Barriers} (a SUBACK waits until every peer routes the new filter).
  * </ul>
  *
- * A single-shard broker uses the same rules: it is its own home and its only peer is itself.
+ * A single-shard broker uses the same rules: it is its own home and its only peer is itself. What it hears is
+ * declared in protocol files: {@link ShardCommand} (the broker, its peers, the cluster), {@link ShardRequest} (its
+ * connections), {@link ListenerRequest} (the listeners) and {@link ShardInternal} (itself).
  */
 public final class Shard extends AbstractBehavior<ShardMessage> {
-
-    /** The shard's own messages: from the broker, from its peers, and to itself. */
-    public sealed interface Command extends ShardMessage {}
-
-    /** A new connection from {@code listener} (TCP, TLS, WebSocket), to be served by this shard. */
-    public record Accept(AcceptedSocket socket, InetSocketAddress remote, Optional<ListenerTls> tls,
-                         Listener listener) implements Command {}
-
-    /** From the Broker: this shard's index and every shard of the mesh, itself included. */
-    public record Peers(int index, MeshPeers shards) implements Command {}
-
-    /**
-     * From the cluster, by id: shards of other nodes listed now ({@code joined}), removed ({@code gone}; {@code left}: of a node that
-     * left, not lost), joined ones of younger nodes ({@code catchUp}: they get this node's retained messages), and every shard of a
-     * node leaving now, this node's included ({@code leaving}: home to none).
-     */
-    public record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp, List<Integer> left,
-                               List<Integer> leaving) implements Command {}
-
-    /** Data plane: a batch of publishes forwarded by shard {@code from}. */
-    public record Forward(int from, List<Forwarded> items) implements Command {}
-
-    /** Data plane: shard {@code from} has processed one of our batches (a credit back), and written it or failed to. */
-    public record ForwardAck(int from, boolean written) implements Command {}
-
-    /** Control plane: a message from shard {@code from}, in send order per pair. */
-    public record Control(int from, ControlMessage message) implements Command {}
-
-    /** From the broker's {@link FiguresCollector}: this shard's counters and gauges now. */
-    public record GetFigures(ActorRef<ShardFigures> replyTo) implements Command {}
-
-    /** From the Broker: the broker shuts down; each connection is told, and the broker hears when none is left. */
-    public record ShutDown(ActorRef<Broker.Command> replyTo) implements Command {}
-
-    record ConnectionStopped(ConnectionRef connection, ActorRef<Connection.Command> actor) implements Command {}
-
-    /** A parked connection was told something, or one's CONNECT is whole: spawn its actor. */
-    private record ResumeParked(ConnectionRef connection) implements Command {}
-
-    /** The earliest deadline of a connection has come, or one earlier than the timer's was set. */
-    private enum DeadlineCheck implements Command { INSTANCE }
-
-    /** A session's expiry timer ({@link ShardSessions}). */
-    record SessionExpiryCheck(String clientId, long generation) implements Command {}
-
-    /** A will's delay timer ({@link ShardSessions}). */
-    record WillDelayExpired(String clientId, long generation) implements Command {}
-
-    /** From the store's writer thread: this shard's batches up to {@code batch} are written. */
-    private record BatchWritten(long batch) implements Command {}
-
-    /** From the store's writer thread: a write failed; the writer keeps it, and what follows, until the store recovers. */
-    private enum WriteFailed implements Command { INSTANCE }
-
-    /** From the store's recovery: the store writes again, so what this shard kept is written now. */
-    public enum StoreRecovered implements Command { INSTANCE }
-
-    /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
-    private enum Flush implements Command { INSTANCE }
 
     private final BrokerSettings settings;
     private final TimerScheduler<ShardMessage> timers;
@@ -182,15 +118,15 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         boolean writeBehind = settings.store().durability() == Durability.FSYNC;
         this.persistence = new ShardPersistence(store, storeHealth, clock, System::currentTimeMillis, this::scheduleFlush,
                 settings.store().queuedInMemory(), writeBehind, "pekquitto-store-" + self.path().name(),
-                batch -> self.tell(new BatchWritten(batch)), failure -> self.tell(WriteFailed.INSTANCE));
+                batch -> self.tell(new ShardInternal.BatchWritten(batch)), failure -> self.tell(ShardInternal.WriteFailed.INSTANCE));
         this.environment = ShardEnvironment.of(settings, security, clock, persistence.isDurable(), storeHealth, stats,
                 routes::isSharedMember);
         this.timers = timers;
         this.counts = counts;
         this.clock = clock;
         this.retained = new RetainedMessages(settings.retainAvailable(), environment.memory(), settings.shards());
-        this.parked = new ParkedConnections(counts, environment.deadlines(), delay -> timers.startSingleTimer(DeadlineCheck.INSTANCE, delay), clock);
-        environment.deadlines().runBy(() -> self.tell(DeadlineCheck.INSTANCE));  // a connection's check before the timer's
+        this.parked = new ParkedConnections(counts, environment.deadlines(), delay -> timers.startSingleTimer(ShardInternal.DeadlineCheck.INSTANCE, delay), clock);
+        environment.deadlines().runBy(() -> self.tell(ShardInternal.DeadlineCheck.INSTANCE));  // a connection's check before the timer's
         this.connections = new ShardConnections(context, environment, this::resume, parked);
         this.sessions = new Sessions<>(this::newSession, persistence.journal(), environment.memory(), mesh::isRemote,
                 MeshPeers.sessionBytes(settings.maxPacketSize()));
@@ -213,10 +149,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     @Override
     public Receive<ShardMessage> createReceive() {
         return newReceiveBuilder()
-                .onMessage(Accept.class, this::onAccept)
+                .onMessage(ListenerRequest.Accept.class, this::onAccept)
                 .onMessage(InProcessClient.Start.class, start -> same(() -> connections.startClient(start)))
-                .onMessage(Peers.class, this::onPeers)
-                .onMessage(PeersChanged.class, changed -> same(() -> controlPlane.peersChanged(changed)))
+                .onMessage(ShardCommand.Peers.class, this::onPeers)
+                .onMessage(ShardCommand.PeersChanged.class, changed -> same(() -> controlPlane.peersChanged(changed)))
                 .onMessage(ShardRequest.Attach.class, this::onAttach)
                 .onMessage(ShardRequest.Route.class, this::onRoute)
                 .onMessage(ShardRequest.AwaitWrite.class, await -> awaitWrite(await.connection()))
@@ -231,23 +167,23 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
                 .onMessage(ShardRequest.Bounce.class, bounce -> onBounce(bounce.connection(), bounce.message()))
                 .onMessage(ShardRequest.Drained.class, drained -> finishDraining(drained.connection()))
                 .onMessage(ShardRequest.EndedBeforeConnect.class, ended -> connections.endedBeforeConnect(ended.connection()) ? connectionGone() : this)
-                .onMessage(Forward.class, this::onForward)
-                .onMessage(ForwardAck.class, this::onForwardAck)
-                .onMessage(Control.class, control -> same(() -> controlPlane.receive(control.from(), control.message())))
-                .onMessageEquals(Flush.INSTANCE, this::onFlush)
-                .onMessage(ConnectionStopped.class, this::onConnectionStopped)
-                .onMessage(ShutDown.class, this::onShutDown)
+                .onMessage(ShardCommand.Forward.class, this::onForward)
+                .onMessage(ShardCommand.ForwardAck.class, this::onForwardAck)
+                .onMessage(ShardCommand.Control.class, control -> same(() -> controlPlane.receive(control.from(), control.message())))
+                .onMessageEquals(ShardInternal.Flush.INSTANCE, this::onFlush)
+                .onMessage(ShardInternal.ConnectionStopped.class, this::onConnectionStopped)
+                .onMessage(ShardCommand.ShutDown.class, this::onShutDown)
                 .onMessage(Leaving.Evacuate.class, evacuate -> same(() -> evacuation.start(evacuate, mesh.index())))
-                .onMessageEquals(ShardEvacuation.Check.INSTANCE, () -> same(() -> evacuation.check(mesh.index())))
-                .onMessage(GetFigures.class, this::onGetFigures)
+                .onMessageEquals(ShardInternal.EvacuationCheck.INSTANCE, () -> same(() -> evacuation.check(mesh.index())))
+                .onMessage(ShardCommand.GetFigures.class, this::onGetFigures)
                 .onMessage(ShardRequest.Parked.class, parked -> same(() -> this.parked.parked(mesh.index(), parked.connection())))
-                .onMessage(ResumeParked.class, this::onResumeParked)
-                .onMessageEquals(DeadlineCheck.INSTANCE, () -> same(parked::checkDeadlines))
-                .onMessage(SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
-                .onMessage(WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
-                .onMessage(BatchWritten.class, written -> same(() -> turns.written(written.batch())))
-                .onMessageEquals(WriteFailed.INSTANCE, () -> same(turns::writeFailed))
-                .onMessageEquals(StoreRecovered.INSTANCE, () -> same(() -> {
+                .onMessage(ShardInternal.ResumeParked.class, this::onResumeParked)
+                .onMessageEquals(ShardInternal.DeadlineCheck.INSTANCE, () -> same(parked::checkDeadlines))
+                .onMessage(ShardInternal.SessionExpiryCheck.class, check -> perform(sessions.expiryCheck(check.clientId(), check.generation(), now())))
+                .onMessage(ShardInternal.WillDelayExpired.class, will -> perform(sessions.willDelayExpired(will.clientId(), will.generation(), now())))
+                .onMessage(ShardInternal.BatchWritten.class, written -> same(() -> turns.written(written.batch())))
+                .onMessageEquals(ShardInternal.WriteFailed.INSTANCE, () -> same(turns::writeFailed))
+                .onMessageEquals(ShardCommand.StoreRecovered.INSTANCE, () -> same(() -> {
                     turns.storeRecovered();
                     shardSessions.storeRecovered();
                 }))
@@ -271,7 +207,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     // ---- connections
 
-    private Behavior<ShardMessage> onAccept(Accept accept) {
+    private Behavior<ShardMessage> onAccept(ListenerRequest.Accept accept) {
         if (shutdown.isShuttingDown()) {  // accepted before the listener closed: not served
             accept.socket().refuse();
             accept.listener().connections().closed();
@@ -283,10 +219,10 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     /** A connection without an actor needs one, maybe in another actor's turn: it is spawned in the shard's. */
     private void resume(ConnectionRef connection) {
-        getContext().getSelf().tell(new ResumeParked(connection));
+        getContext().getSelf().tell(new ShardInternal.ResumeParked(connection));
     }
 
-    private Behavior<ShardMessage> onResumeParked(ResumeParked resume) {
+    private Behavior<ShardMessage> onResumeParked(ShardInternal.ResumeParked resume) {
         if (resume.connection().parked() != null) parked.resumed(mesh.index());
         connections.resume(resume.connection());
         return this;
@@ -333,7 +269,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onConnectionStopped(ConnectionStopped stopped) {
+    private Behavior<ShardMessage> onConnectionStopped(ShardInternal.ConnectionStopped stopped) {
         var connection = stopped.connection();
         if (!connection.isServedBy(stopped.actor())) return this;  // it parked, or a later actor serves it
         relieve(connection);
@@ -349,7 +285,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onShutDown(ShutDown shutDown) {
+    private Behavior<ShardMessage> onShutDown(ShardCommand.ShutDown shutDown) {
         shutdown.start(shutDown.replyTo(), getContext().getChildren(), sessions.connections(), connections.awaitingConnect());
         shutdown.connectionGone(mesh.index(), counts.connections().get(mesh.index()));  // none to wait for
         return this;
@@ -365,7 +301,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     private void scheduleFlush() {
         if (flushScheduled) return;
         flushScheduled = true;
-        getContext().getSelf().tell(Flush.INSTANCE);
+        getContext().getSelf().tell(ShardInternal.Flush.INSTANCE);
     }
 
     private Behavior<ShardMessage> onFlush() {
@@ -374,7 +310,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onForward(Forward forward) {
+    private Behavior<ShardMessage> onForward(ShardCommand.Forward forward) {
         mesh.heardFrom(forward.from());
         forward.items().forEach(item -> router.forwarded(forward.from(), item));
         // A peer's batch is acknowledged once written here: its publishers' PUBACKs wait for that.
@@ -382,7 +318,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         return this;
     }
 
-    private Behavior<ShardMessage> onForwardAck(ForwardAck ack) {
+    private Behavior<ShardMessage> onForwardAck(ShardCommand.ForwardAck ack) {
         mesh.heardFrom(ack.from());
         mesh.batchAcknowledged(ack.from());
         turns.peersAcknowledged(ack.from(), ack.written());
@@ -407,7 +343,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     // ---- control plane
 
     /** The broker's start: join the mesh, then take back this shard's sessions from the store. */
-    private Behavior<ShardMessage> onPeers(Peers peers) {
+    private Behavior<ShardMessage> onPeers(ShardCommand.Peers peers) {
         joinMesh(peers.index(), peers.shards(), peers.shards().clustered());
         shardSessions.recover();
         return this;
@@ -420,7 +356,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         sessions.joinMesh(index, mesh.ring(), awaitCluster);
     }
 
-    private Behavior<ShardMessage> onGetFigures(GetFigures get) {
+    private Behavior<ShardMessage> onGetFigures(ShardCommand.GetFigures get) {
         int index = mesh.index();
         var census = sessions.census();
         get.replyTo().tell(stats.figures(index, new ShardFigures.Gauges(counts.connections().get(index),

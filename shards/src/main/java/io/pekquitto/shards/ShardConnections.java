@@ -47,7 +47,7 @@ final class ShardConnections {
         context.spawn(ShardChannels.closedWithTheShard(sockets), "sockets", DispatcherSelector.sameAsParent());
     }
 
-    void acceptSocket(Shard.Accept accept) {
+    void acceptSocket(ListenerRequest.Accept accept) {
         sockets.adopt(accept.socket(), newConnection(accept.listener()), accept.tls(), accept.listener());
     }
 
@@ -94,7 +94,7 @@ final class ShardConnections {
 
     private ActorRef<Connection.Command> spawn(Behavior<Connection.Command> behavior, ConnectionRef connection) {
         var actor = context.spawn(behavior, ShardShutdown.CONNECTION_PREFIX + (++sequence), DispatcherSelector.sameAsParent());
-        context.watchWith(actor, new Shard.ConnectionStopped(connection, actor));
+        context.watchWith(actor, new ShardInternal.ConnectionStopped(connection, actor));
         return actor;
     }
 }

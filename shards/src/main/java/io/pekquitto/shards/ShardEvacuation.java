@@ -18,12 +18,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  */
 final class ShardEvacuation {
     /** How often the shard looks whether its sessions are gone. */
-    private static final Duration CHECK = Duration.ofMillis(100);
+    static final Duration CHECK = Duration.ofMillis(100);
     /** After how many looks what is still here is handed again. */
     private static final int CHECKS_BEFORE_AGAIN = 20;
-
-    /** Sent to self every {@link #CHECK} while the shard evacuates. */
-    enum Check implements ShardMessage { INSTANCE }
 
     private final ShardSessions shardSessions;
     private final Sessions<ConnectionRef> sessions;
@@ -57,6 +54,6 @@ final class ShardEvacuation {
             return;
         }
         if (++checks % CHECKS_BEFORE_AGAIN == 0) shardSessions.perform(sessions.evacuate());
-        timers.startSingleTimer(Check.INSTANCE, CHECK);
+        timers.startSingleTimer(ShardInternal.EvacuationCheck.INSTANCE, CHECK);
     }
 }

@@ -112,10 +112,10 @@ final class ShardSessions {
             } else if (effect instanceof SessionEffect.RedeliverShared<ConnectionRef> redeliver) {
                 router.redeliverShared(redeliver.clientId(), redeliver.message());
             } else if (effect instanceof SessionEffect.StartExpiryTimer<ConnectionRef> timer) {
-                var check = new Shard.SessionExpiryCheck(timer.clientId(), timer.generation());
+                var check = new ShardInternal.SessionExpiryCheck(timer.clientId(), timer.generation());
                 timers.startSingleTimer("expiry-" + timer.clientId(), check, timer.delay());
             } else if (effect instanceof SessionEffect.StartWillTimer<ConnectionRef> timer) {
-                var due = new Shard.WillDelayExpired(timer.clientId(), timer.generation());
+                var due = new ShardInternal.WillDelayExpired(timer.clientId(), timer.generation());
                 timers.startSingleTimer("will-" + timer.clientId(), due, timer.delay());
             } else if (effect instanceof SessionEffect.Transfer<ConnectionRef> transfer) {
                 transfer(transfer.shard(), transfer.message());

@@ -14,7 +14,7 @@ final class ShardShutdown {
     /** The shard's connection actors are its children by this name; its sockets' handler is another child. */
     static final String CONNECTION_PREFIX = "connection-";
 
-    private ActorRef<Broker.Command> replyTo;
+    private ActorRef<ShardCommand.ConnectionsGone> replyTo;
     private boolean reported;
 
     boolean isShuttingDown() {
@@ -25,7 +25,7 @@ final class ShardShutdown {
      * Tells every connection: the shard's connection actors, the parked connections among {@code attached},
      * and those still waiting for their CONNECT, which have neither actor nor session.
      */
-    void start(ActorRef<Broker.Command> replyTo, Iterable<ActorRef<Void>> children, List<ConnectionRef> attached,
+    void start(ActorRef<ShardCommand.ConnectionsGone> replyTo, Iterable<ActorRef<Void>> children, List<ConnectionRef> attached,
                List<ConnectionRef> awaitingConnect) {
         this.replyTo = replyTo;
         for (var child : children) {
@@ -43,6 +43,6 @@ final class ShardShutdown {
     void connectionGone(int shard, int connectionsLeft) {
         if (replyTo == null || reported || connectionsLeft > 0) return;
         reported = true;
-        replyTo.tell(new Broker.ShardDrained(shard));
+        replyTo.tell(new ShardCommand.ConnectionsGone(shard));
     }
 }

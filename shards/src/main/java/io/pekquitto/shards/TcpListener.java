@@ -1,11 +1,13 @@
 package io.pekquitto.shards;
 
+import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.transport.AcceptedSocket;
 import io.pekquitto.shards.transport.Acceptor;
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
@@ -14,15 +16,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One listener of any kind (MQTT over TCP or TLS, MQTT over WebSockets, ws or wss): an {@link Acceptor} on a
- * thread of its own, which hands each socket it accepts to a shard ({@link ShardPlacement}), where it is
+ * thread of its own, which hands each socket it accepts to a shard (the broker's {@code ShardPlacement}), where it is
  * registered on the shard's event loop with the pipeline of the listener's kind. This actor only tells the
  * broker how the bind went, and closes the listening socket when told.
  */
 final class TcpListener extends AbstractActor {
     private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);
-
-    /** From the broker as it shuts down: close the listening socket, accept no more. */
-    enum Unbind { INSTANCE }
 
     private record Bound(InetSocketAddress address) {}
 
@@ -30,16 +29,19 @@ final class TcpListener extends AbstractActor {
 
     /** What every connection it accepts carries: the listener's rules. */
     private final Listener served;
-    private final ShardPlacement placement;
-    private final org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker;
+    /** The shard for each new connection, one call per connection (on the acceptor's thread). */
+    private final Supplier<org.apache.pekko.actor.typed.ActorRef<ShardMessage>> placement;
+    private final org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker;
     private Optional<ReloadableTls> tls = Optional.empty();
     private Acceptor acceptor;
 
-    static Props props(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+    static Props props(Listener listener, Supplier<org.apache.pekko.actor.typed.ActorRef<ShardMessage>> placement,
+                       org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker) {
         return Props.create(TcpListener.class, () -> new TcpListener(listener, placement, broker));
     }
 
-    private TcpListener(Listener listener, ShardPlacement placement, org.apache.pekko.actor.typed.ActorRef<Broker.Command> broker) {
+    private TcpListener(Listener listener, Supplier<org.apache.pekko.actor.typed.ActorRef<ShardMessage>> placement,
+                        org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker) {
         this.served = listener;
         this.placement = placement;
         this.broker = broker;
@@ -64,12 +66,12 @@ final class TcpListener extends AbstractActor {
     @Override
     public Receive createReceive() {
         return receiveBuilder()
-                .match(Bound.class, bound -> broker.tell(new Broker.ListenerBound(served.index(), bound.address(), tls)))
+                .match(Bound.class, bound -> broker.tell(new ListenerReport.Bound(served.index(), bound.address(), tls)))
                 .match(BindFailed.class, failed -> {
                     broker.tell(ListenerStart.cannotBind(served, String.valueOf(failed.cause().getMessage())));
                     getContext().stop(getSelf());
                 })
-                .matchEquals(Unbind.INSTANCE, unbind -> getContext().stop(getSelf()))
+                .matchEquals(ListenerCommand.Unbind.INSTANCE, unbind -> getContext().stop(getSelf()))
                 .build();
     }
 
@@ -85,7 +87,7 @@ final class TcpListener extends AbstractActor {
     private void accepted(AcceptedSocket socket, Optional<ReloadableTls> readTls) {
         if (served.connections().tryOpen()) {
             // The certificate current now: a reload between two accepts applies from the second.
-            placement.next().tell(new Shard.Accept(socket, socket.remote(), readTls.map(ReloadableTls::current), served));
+            placement.get().tell(new ListenerRequest.Accept(socket, socket.remote(), readTls.map(ReloadableTls::current), served));
         } else {
             LOG.debug("[{}] refused on {}: max-connections [{}] reached", socket.remote(), served, served.settings().maxConnections());
             socket.refuse();

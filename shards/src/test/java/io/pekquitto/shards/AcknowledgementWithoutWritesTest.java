@@ -35,7 +35,7 @@ class AcknowledgementWithoutWritesTest {
     private final AtomicBoolean holdWrites = new AtomicBoolean();
     private final CountDownLatch writing = new CountDownLatch(1);
     private final CountDownLatch diskDone = new CountDownLatch(1);
-    private ActorRef<Broker.Command> broker;
+    private ActorRef<BrokerCommand> broker;
 
     @TempDir
     Path dir;
@@ -64,7 +64,7 @@ class AcknowledgementWithoutWritesTest {
 
     private ActorRef<InProcessClient.Command> connect(ConnectOptions options) {
         var reply = testKit.<InProcessClient.ConnectOutcome>createTestProbe();
-        broker.tell(new Broker.ConnectClient(options, reply.getRef()));
+        broker.tell(new BrokerCommand.ConnectClient(options, reply.getRef()));
         return reply.expectMessageClass(InProcessClient.Connected.class).client();
     }
 

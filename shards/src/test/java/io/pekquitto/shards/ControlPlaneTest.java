@@ -75,7 +75,7 @@ class ControlPlaneTest {
     }
 
     private static ControlMessage control(TestProbe<ShardMessage> probe) {
-        return probe.expectMessageClass(Shard.Control.class).message();
+        return probe.expectMessageClass(ShardCommand.Control.class).message();
     }
 
     private int[] remoteShardsFor(String topic) {
@@ -135,7 +135,7 @@ class ControlPlaneTest {
         long token = ((ControlMessage.Sync) control(peer)).token();
         control(remote);
         controlPlane.receive(1, new ControlMessage.SyncAck(token));
-        controlPlane.peersChanged(new Shard.PeersChanged(List.of(), List.of(remoteId), List.of(), List.of(), List.of()));
+        controlPlane.peersChanged(new ShardCommand.PeersChanged(List.of(), List.of(remoteId), List.of(), List.of(), List.of()));
         assertArrayEquals(new int[] {}, remoteShardsFor("a/b"), "its routes");
         assertEquals(1, ran[0], "the barrier that waited for it");
     }

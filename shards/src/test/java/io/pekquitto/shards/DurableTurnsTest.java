@@ -61,7 +61,7 @@ class DurableTurnsTest {
     void start() {
         peers.local(List.of(self.ref(), peer.ref()));
         mesh.join(0, peers);
-        assertInstanceOf(ControlMessage.Hello.class, peer.expectMessageClass(Shard.Control.class).message());
+        assertInstanceOf(ControlMessage.Hello.class, peer.expectMessageClass(ShardCommand.Control.class).message());
         client.bind(connection.ref());
     }
 
@@ -145,7 +145,7 @@ class DurableTurnsTest {
         mesh.forward(1, new Forwarded.Published("pub", Message.received("t", Binary.utf8("m"), QoS.AT_LEAST_ONCE, false,
                 Properties.NONE, 0)));
         turns.endTurn(mesh::flush);
-        peer.expectMessageClass(Shard.Forward.class);
+        peer.expectMessageClass(ShardCommand.Forward.class);
         connection.expectNoMessage(QUIET);
         mesh.batchAcknowledged(1);  // as the shard takes the peer's ForwardAck
         turns.peersAcknowledged(1, true);
@@ -159,7 +159,7 @@ class DurableTurnsTest {
         mesh.forward(1, new Forwarded.Published("pub", Message.received("t", Binary.utf8("m"), QoS.AT_LEAST_ONCE, false,
                 Properties.NONE, 0)));
         turns.endTurn(mesh::flush);
-        peer.expectMessageClass(Shard.Forward.class);
+        peer.expectMessageClass(ShardCommand.Forward.class);
         mesh.batchAcknowledged(1);
         turns.peersAcknowledged(1, false);
         assertEquals(new Connection.WritesFailed(1), connection.expectMessageClass(Connection.WritesFailed.class));
@@ -170,14 +170,14 @@ class DurableTurnsTest {
         withStore();
         persistence.retained(Message.received("kept", Binary.utf8("m"), QoS.AT_LEAST_ONCE, true, Properties.NONE, 0));
         turns.acknowledgePeer(1);
-        var ack = peer.expectMessageClass(Shard.ForwardAck.class);
-        assertEquals(new Shard.ForwardAck(0, true), ack);
+        var ack = peer.expectMessageClass(ShardCommand.ForwardAck.class);
+        assertEquals(new ShardCommand.ForwardAck(0, true), ack);
         assertEquals(List.of("kept"), storedRetained(), "written before the acknowledgement went");
 
         diskFull.set(true);
         persistence.retained(Message.received("lost", Binary.utf8("m"), QoS.AT_LEAST_ONCE, true, Properties.NONE, 0));
         turns.acknowledgePeer(1);
-        assertEquals(new Shard.ForwardAck(0, false), peer.expectMessageClass(Shard.ForwardAck.class), "not written: said so");
+        assertEquals(new ShardCommand.ForwardAck(0, false), peer.expectMessageClass(ShardCommand.ForwardAck.class), "not written: said so");
         assertTrue(persistence.hasUnwritten());
     }
 }

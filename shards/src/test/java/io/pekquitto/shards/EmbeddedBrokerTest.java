@@ -36,7 +36,7 @@ class EmbeddedBrokerTest {
     private static final String ON_SHARD_1 = clientIdWithHome(1);
 
     private final ActorTestKit testKit = ActorTestKit.create();
-    private ActorRef<Broker.Command> broker;
+    private ActorRef<BrokerCommand> broker;
 
     private static String clientIdWithHome(int shard) {
         for (int i = 0; ; i++) if (SessionDirectory.homeOf("client-" + i, 2) == shard) return "client-" + i;
@@ -46,8 +46,8 @@ class EmbeddedBrokerTest {
     void start() {
         var settings = BrokerSettings.parse("shards = 2\nlisteners = [{host = \"127.0.0.1\", port = 0}]");
         broker = testKit.spawn(Broker.create(settings), "pekquitto");
-        var bound = testKit.<Broker.Bound>createTestProbe();
-        broker.tell(new Broker.GetBoundAddresses(bound.getRef()));
+        var bound = testKit.<BrokerCommand.Bound>createTestProbe();
+        broker.tell(new BrokerCommand.GetBoundAddresses(bound.getRef()));
         assertTrue(bound.receiveMessage().failure().isEmpty());
     }
 
@@ -58,7 +58,7 @@ class EmbeddedBrokerTest {
 
     private InProcessClient.Connected connect(ConnectOptions options) {
         var reply = testKit.<InProcessClient.ConnectOutcome>createTestProbe();
-        broker.tell(new Broker.ConnectClient(options, reply.getRef()));
+        broker.tell(new BrokerCommand.ConnectClient(options, reply.getRef()));
         return reply.expectMessageClass(InProcessClient.Connected.class);
     }
 

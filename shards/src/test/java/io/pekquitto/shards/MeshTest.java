@@ -47,8 +47,8 @@ class MeshTest {
         assertInstanceOf(ControlMessage.Hello.class, control(local).message());
     }
 
-    private static Shard.Control control(TestProbe<ShardMessage> probe) {
-        return probe.expectMessageClass(Shard.Control.class);
+    private static ShardCommand.Control control(TestProbe<ShardMessage> probe) {
+        return probe.expectMessageClass(ShardCommand.Control.class);
     }
 
     private void listRemote() {
@@ -104,6 +104,6 @@ class MeshTest {
                     Properties.NONE, 0)));
         }
         mesh.flush();
-        for (int i = 0; i < 3; i++) assertEquals(1, remote.expectMessageClass(Shard.Forward.class).items().size());
+        for (int i = 0; i < 3; i++) assertEquals(1, remote.expectMessageClass(ShardCommand.Forward.class).items().size());
     }
 }

@@ -71,10 +71,10 @@ class RouterTest {
         peers.local(List.of(self.ref(), peer.ref()));
         remoteId = peers.remoteId("pekquitto@10.0.0.2:25520", 0);
         mesh.join(0, peers);
-        assertInstanceOf(ControlMessage.Hello.class, peer.expectMessageClass(Shard.Control.class).message());
+        assertInstanceOf(ControlMessage.Hello.class, peer.expectMessageClass(ShardCommand.Control.class).message());
         peers.remote(remoteId, remote.ref());
         mesh.joined(remoteId);
-        assertInstanceOf(ControlMessage.Hello.class, remote.expectMessageClass(Shard.Control.class).message());
+        assertInstanceOf(ControlMessage.Hello.class, remote.expectMessageClass(ShardCommand.Control.class).message());
         sessions.joinMesh(0, 1);  // the client's home is this shard: it connects in one turn
         router = new Router(sessions, new ReleaseDraining<>(), routes, retained, mesh, persistence, () -> flushesAsked++);
         router.crossings(new SessionCrossings(new NoCrossings()));
@@ -132,7 +132,7 @@ class RouterTest {
         router.route("pub", message("t/1", false));
         router.route("pub", message("other", false));
         router.flush();
-        var forward = peer.expectMessageClass(Shard.Forward.class);
+        var forward = peer.expectMessageClass(ShardCommand.Forward.class);
         assertEquals(0, forward.from());
         assertEquals(List.of("t/1"), topics(forward.items()));
         peer.expectNoMessage(QUIET);
@@ -143,8 +143,8 @@ class RouterTest {
     void aRetainedPublishGoesToEveryPeerForItsCopy() {
         router.route("pub", message("kept", true));
         router.flush();
-        assertEquals(List.of("kept"), topics(peer.expectMessageClass(Shard.Forward.class).items()));
-        assertEquals(List.of("kept"), topics(remote.expectMessageClass(Shard.Forward.class).items()));
+        assertEquals(List.of("kept"), topics(peer.expectMessageClass(ShardCommand.Forward.class).items()));
+        assertEquals(List.of("kept"), topics(remote.expectMessageClass(ShardCommand.Forward.class).items()));
     }
 
     @Test
@@ -154,7 +154,7 @@ class RouterTest {
         router.route("", message("$SYS/broker/uptime", true));
         router.route("", message("$SYS/broker/load", false));
         router.flush();
-        assertEquals(List.of("$SYS/broker/uptime", "$SYS/broker/load"), topics(peer.expectMessageClass(Shard.Forward.class).items()));
+        assertEquals(List.of("$SYS/broker/uptime", "$SYS/broker/load"), topics(peer.expectMessageClass(ShardCommand.Forward.class).items()));
         remote.expectNoMessage(QUIET);
     }
 
@@ -176,7 +176,7 @@ class RouterTest {
         retained.retain(message("$SYS/broker/version", true));
         router.catchUp(remoteId);
         router.flush();
-        var items = remote.expectMessageClass(Shard.Forward.class).items();
+        var items = remote.expectMessageClass(ShardCommand.Forward.class).items();
         assertInstanceOf(Forwarded.Retained.class, items.get(0));
         assertEquals(List.of("kept"), topics(items));
     }
@@ -198,7 +198,7 @@ class RouterTest {
     void theDrainedMessagesOfASessionThatMovedOnFollowItToItsShard() {
         router.redeliver(new ReleaseDraining.Drained("gone", List.of(message("t/1", false), message("t/2", false)), 1));
         router.flush();
-        var items = peer.expectMessageClass(Shard.Forward.class).items();
+        var items = peer.expectMessageClass(ShardCommand.Forward.class).items();
         assertEquals(List.of("t/1", "t/2"), topics(items));
         assertTrue(items.stream().allMatch(item -> item instanceof Forwarded.ToClient toClient && toClient.clientId().equals("gone")),
                 () -> "for the client alone: " + items);

@@ -17,8 +17,8 @@ class ShardDispatchersTest {
 
     private static void startBroker(ActorTestKit testKit) {
         var broker = testKit.spawn(Broker.create(TWO_SHARDS), "pekquitto");
-        var bound = testKit.<Broker.Bound>createTestProbe();
-        broker.tell(new Broker.GetBoundAddresses(bound.getRef()));
+        var bound = testKit.<BrokerCommand.Bound>createTestProbe();
+        broker.tell(new BrokerCommand.GetBoundAddresses(bound.getRef()));
         assertTrue(bound.receiveMessage().failure().isEmpty(), "started");
     }
 

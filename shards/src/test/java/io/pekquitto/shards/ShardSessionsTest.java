@@ -79,7 +79,7 @@ class ShardSessionsTest {
     }
 
     private static ControlMessage control(TestProbe<ShardMessage> probe) {
-        return probe.expectMessageClass(Shard.Control.class).message();
+        return probe.expectMessageClass(ShardCommand.Control.class).message();
     }
 
     /** A client id whose home is {@code shard}. */

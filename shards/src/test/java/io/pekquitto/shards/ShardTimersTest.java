@@ -56,7 +56,7 @@ class ShardTimersTest {
         shard = testKit.spawn(Shard.create(BrokerSettings.defaults(), Security.OPEN, java.util.Optional.empty(),
                 io.pekquitto.shards.store.StoreHealth.none(), peers, new ShardCounts(1), clock, io.pekquitto.shards.stats.LatencyObserver.NONE), "shard");
         peers.local(List.of(shard));
-        shard.tell(new Shard.Peers(0, peers));
+        shard.tell(new ShardCommand.Peers(0, peers));
     }
 
     @AfterEach
