@@ -1,10 +1,10 @@
 package io.pekquitto.cluster;
 
-import io.pekquitto.shards.ShardCommand;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.node.Leaving;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.pekquitto.cluster;
 
 import io.pekquitto.cluster.counts.ClusterCounts;
-import io.pekquitto.shards.BrokerCommand;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.settings.ClusterSettings;
 import java.time.Duration;
 import java.util.List;

@@ -2,12 +2,12 @@ package io.pekquitto.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pekquitto.shards.ShardCommand;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.node.Leaving;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.Done;

@@ -5,7 +5,7 @@ import io.pekquitto.cluster.ClusterConfig;
 import io.pekquitto.cluster.ClusterFigures;
 import io.pekquitto.cluster.ClusterMember;
 import io.pekquitto.cluster.ClusterNode;
-import io.pekquitto.shards.BrokerCommand;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ClusterSettings;
 import io.pekquitto.shards.stats.SysExtras;

@@ -2,8 +2,8 @@ package io.pekquitto.e2e.embedding;
 
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.QoS;
-import io.pekquitto.shards.Broker;
-import io.pekquitto.shards.BrokerCommand;
+import io.pekquitto.shards.broker.Broker;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.MessageProperties;

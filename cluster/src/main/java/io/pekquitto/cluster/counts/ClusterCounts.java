@@ -1,6 +1,6 @@
 package io.pekquitto.cluster.counts;
 
-import io.pekquitto.shards.BrokerCommand;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.stats.BrokerFigures;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,7 +1,6 @@
 package io.pekquitto.cluster.mesh;
 
 import io.pekquitto.protocol.MalformedPacketException;
-import io.pekquitto.shards.ShardCommand;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.routes.RouteChange;
@@ -11,6 +10,7 @@ import io.pekquitto.shards.session.MigratedSession;
 import io.pekquitto.shards.session.MovingSession;
 import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.SessionTransfer;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.nio.BufferUnderflowException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.pekquitto.cluster.mesh;
 
-import io.pekquitto.shards.ShardCommand;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.io.NotSerializableException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -2,10 +2,10 @@ package io.pekquitto.cluster.mesh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pekquitto.shards.ShardCommand;
-import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.ControlMessage;
+import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.session.SessionTransfer;
+import io.pekquitto.shards.shard.ShardCommand;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
