@@ -141,13 +141,13 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
      * @throws io.pekquitto.shards.store.StoreException naming the store's path and the cause
      */
     public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
-                                           UnaryOperator<Behavior<ShardMessage>> aroundShard) {
+                                                 UnaryOperator<Behavior<ShardMessage>> aroundShard) {
         return create(settings, security, aroundShard, LatencyObserver.NONE);
     }
 
     /** The broker, with its publish-to-delivery and connect-to-CONNACK times told to {@code latency} (metrics). */
     public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
-                                           UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency) {
+                                                 UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency) {
         return create(settings, security, aroundShard, latency, UnaryOperator.identity());
     }
 
@@ -156,15 +156,15 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
      * embedder's own instrumentation, or a test's injected failure.
      */
     public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
-                                           UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
-                                           UnaryOperator<Store> aroundStore) {
+                                                 UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
+                                                 UnaryOperator<Store> aroundStore) {
         return create(settings, security, aroundShard, latency, aroundStore, SysExtras.NONE);
     }
 
     /** The broker, publishing {@code extras} (a cluster's membership, say) under {@code $SYS/broker/} with its own figures. */
     public static Behavior<BrokerCommand> create(BrokerSettings settings, Security security,
-                                           UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
-                                           UnaryOperator<Store> aroundStore, SysExtras extras) {
+                                                 UnaryOperator<Behavior<ShardMessage>> aroundShard, LatencyObserver latency,
+                                                 UnaryOperator<Store> aroundStore, SysExtras extras) {
         var store = settings.store().open().map(aroundStore);
         return Behaviors.setup(context -> Behaviors.withTimers(
                 timers -> new Broker(context, timers, settings, security, store, aroundShard, latency, extras)));
@@ -197,7 +197,8 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
         // A node of a cluster: its membership lists our shards to other nodes, and its serializer numbers theirs.
         if (settings.cluster().enabled()) NodeMesh.get(context.getSystem()).publish(mesh);
         for (int i = 0; i < shards.size(); i++) shards.get(i).tell(new ShardCommand.Peers(i, mesh));
-        this.drained = context.messageAdapter(ShardCommand.ConnectionsGone.class, gone -> new BrokerInternal.ShardDrained(gone.index()));
+        this.drained = context.messageAdapter(ShardCommand.ConnectionsGone.class,
+                gone -> new BrokerInternal.ShardDrained(gone.index()));
         var listenerReports = context.messageAdapter(ListenerReport.class, BrokerInternal.FromListener::new);
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
         for (int i = 0; i < settings.listeners().size(); i++) {

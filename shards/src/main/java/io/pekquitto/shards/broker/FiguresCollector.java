@@ -63,9 +63,9 @@ final class FiguresCollector extends AbstractBehavior<FiguresCommand> {
     private long lastPublishedAt;
     private long maximumConnected;
 
-    static Behavior<FiguresCommand> create(List<ActorRef<ShardMessage>> shards, List<Listener> listeners, Optional<Store> store,
-                                    StoreHealth storeHealth, Duration sysInterval, String version, SysExtras extras,
-                                    LongSupplier clock) {
+    static Behavior<FiguresCommand> create(List<ActorRef<ShardMessage>> shards, List<Listener> listeners,
+                                           Optional<Store> store, StoreHealth storeHealth, Duration sysInterval,
+                                           String version, SysExtras extras, LongSupplier clock) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             if (!sysInterval.isZero()) timers.startTimerWithFixedDelay(FiguresCommand.Tick.INSTANCE, Duration.ZERO, sysInterval);
             return new FiguresCollector(context, timers, shards, listeners, store, storeHealth, version, extras, clock);

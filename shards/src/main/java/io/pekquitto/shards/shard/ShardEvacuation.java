@@ -18,7 +18,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  */
 final class ShardEvacuation {
     /** How often the shard looks whether its sessions are gone. */
-    static final Duration CHECK = Duration.ofMillis(100);
+    private static final Duration CHECK = Duration.ofMillis(100);
     /** After how many looks what is still here is handed again. */
     private static final int CHECKS_BEFORE_AGAIN = 20;
 

@@ -35,6 +35,6 @@ sealed interface ShardInternal extends ShardMessage {
     /** Sent to self when the first delivery or forward of a turn is queued: all of the turn goes out in batches. */
     enum Flush implements ShardInternal { INSTANCE }
 
-    /** Sent to self every {@link ShardEvacuation#CHECK} while the shard evacuates its sessions. */
+    /** Sent to self while the shard evacuates its sessions, every {@code ShardEvacuation.CHECK}. */
     enum EvacuationCheck implements ShardInternal { INSTANCE }
 }
