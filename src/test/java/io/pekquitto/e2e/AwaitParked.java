@@ -1,6 +1,6 @@
 package io.pekquitto.e2e;
 
-import io.pekquitto.shards.ShardCounts;
+import io.pekquitto.shards.shard.ShardCounts;
 import java.time.Duration;
 import java.util.function.IntPredicate;
 

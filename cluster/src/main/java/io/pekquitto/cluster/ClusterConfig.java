@@ -35,7 +35,8 @@ public final class ClusterConfig {
     static final String COUNTS_SERIALIZER = "pekquitto-counts";
     /** What a shard sends a peer shard, which may be on another node: serialized by {@code MeshSerializer}. */
     static final List<String> MESH_MESSAGES = List.of(
-            "io.pekquitto.shards.Shard$Forward", "io.pekquitto.shards.Shard$ForwardAck", "io.pekquitto.shards.Shard$Control");
+            "io.pekquitto.shards.shard.ShardCommand$Forward", "io.pekquitto.shards.shard.ShardCommand$ForwardAck",
+            "io.pekquitto.shards.shard.ShardCommand$Control");
 
     private ClusterConfig() {}
 

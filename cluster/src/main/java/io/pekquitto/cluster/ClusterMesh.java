@@ -1,10 +1,10 @@
 package io.pekquitto.cluster;
 
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.node.Leaving;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +27,7 @@ import org.apache.pekko.cluster.typed.Subscribe;
 /**
  * Puts every node's shards in one mesh (docs/cluster.md, One mesh across nodes): lists this node's shards with
  * Pekko's receptionist, which in a cluster is the cluster's (Distributed Data), and tells this node's shards
- * which shards of other nodes are listed now ({@link Shard.PeersChanged}: joined, and gone once their node
+ * which shards of other nodes are listed now ({@link ShardCommand.PeersChanged}: joined, and gone once their node
  * was removed, and whether it left or was lost: {@link Departures}). A shard of a node only unreachable stays
  * listed: the node may come back, its clients still connected; one of a node that left and turned unreachable is
  * gone at once (it does not come back, and it handed its sessions on before it left). A shard of another node is numbered here by its
@@ -167,7 +167,7 @@ public final class ClusterMesh {
                 gone.size(), leaving.size());
         var younger = joined.stream().filter(id -> isYounger(peers.name(id).node())).toList();
         var left = gone.stream().filter(id -> departures.left(peers.name(id).node())).toList();
-        var change = new Shard.PeersChanged(List.copyOf(joined), List.copyOf(gone), younger, left, leaving);
+        var change = new ShardCommand.PeersChanged(List.copyOf(joined), List.copyOf(gone), younger, left, leaving);
         for (int i = 0; i < peers.localShards(); i++) peers.ref(i).tell(change);
     }
 

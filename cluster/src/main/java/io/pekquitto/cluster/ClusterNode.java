@@ -1,7 +1,7 @@
 package io.pekquitto.cluster;
 
 import io.pekquitto.cluster.counts.ClusterCounts;
-import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.settings.ClusterSettings;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +41,7 @@ public final class ClusterNode {
      * seed nodes of its configuration, or itself when {@code settings} name none; puts the broker's shards in
      * the cluster's mesh, and sums every node's counts ({@code broker}'s figures) each {@code sysInterval}.
      */
-    public static ClusterNode start(ActorSystem<?> system, ActorRef<Broker.Command> broker, ClusterSettings settings,
+    public static ClusterNode start(ActorSystem<?> system, ActorRef<BrokerCommand> broker, ClusterSettings settings,
                                     ClusterFigures figures, Duration sysInterval, Duration handOffTimeout) {
         var membership = system.systemActorOf(ClusterMembership.create(figures, settings.seedNodes().isEmpty()),
                 "cluster-membership", Props.empty());
@@ -65,12 +65,12 @@ public final class ClusterNode {
      * outlives its connection to its home on another node, its connection told that the server shuts down
      * (DISCONNECT 0x8B), within {@code handOffTimeout}. A node downed has no one to hand them to.
      */
-    private static void leaveFirst(ActorSystem<?> system, ActorRef<Broker.Command> broker, ActorRef<ClusterMesh.Command> mesh,
+    private static void leaveFirst(ActorSystem<?> system, ActorRef<BrokerCommand> broker, ActorRef<ClusterMesh.Command> mesh,
                                    Duration handOffTimeout) {
         var cluster = org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system));
         CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "pekquitto-cluster-leave", () -> {
             if (cluster.selfMember().status() != MemberStatus.up()) return leave(system);
-            broker.tell(Broker.StopAccepting.INSTANCE);
+            broker.tell(BrokerCommand.StopAccepting.INSTANCE);
             return AskPattern.<ClusterMesh.Command, Done>ask(mesh, ClusterMesh.Leave::new, handOffTimeout, system.scheduler())
                     .exceptionally(timedOut -> {
                         system.log().warn("Leaving the cluster: sessions not handed on within {} stay in this node's store", handOffTimeout);

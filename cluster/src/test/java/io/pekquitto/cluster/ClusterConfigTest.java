@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.pekquitto.cluster.mesh.MeshSerializer;
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ClusterSettings;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -90,7 +90,7 @@ class ClusterConfigTest {
     void theMeshsMessagesAreSerializedByOurSerializer() {
         var config = effective(THREE);
         assertEquals(MeshSerializer.class.getName(), config.getString("pekko.actor.serializers.pekquitto-mesh"));
-        for (var message : List.of(Shard.Forward.class, Shard.ForwardAck.class, Shard.Control.class)) {
+        for (var message : List.of(ShardCommand.Forward.class, ShardCommand.ForwardAck.class, ShardCommand.Control.class)) {
             assertEquals("pekquitto-mesh", config.getString("pekko.actor.serialization-bindings." + ConfigUtil.quoteString(message.getName())),
                     message.getName());
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.cluster.ClusterMember.Status;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +27,7 @@ class ClusterMembershipTest {
     void aNodeWithoutSeedNodesFormsAClusterOfItsOwn() throws Exception {
         var figures = new ClusterFigures();
         var settings = BrokerSettings.parse("cluster { enabled = true, port = 0 }").cluster();
-        var broker = TESTKIT.<io.pekquitto.shards.Broker.Command>createTestProbe().ref();  // no figures: no totals
+        var broker = TESTKIT.<io.pekquitto.shards.broker.BrokerCommand>createTestProbe().ref();  // no figures: no totals
         var node = ClusterNode.start(TESTKIT.system(), broker, settings, figures, Duration.ofSeconds(1), Duration.ofSeconds(10));
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         List<ClusterMember> members = List.of();

@@ -2,12 +2,12 @@ package io.pekquitto.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.node.Leaving;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.Done;
@@ -68,15 +68,15 @@ class ClusterMeshTest {
         meshOf(first, told);
         meshOf(second, second.createTestProbe());
 
-        var joined = (Shard.PeersChanged) told.fishForMessage(WITHIN, message ->
-                message instanceof Shard.PeersChanged changed && !changed.joined().isEmpty()
+        var joined = (ShardCommand.PeersChanged) told.fishForMessage(WITHIN, message ->
+                message instanceof ShardCommand.PeersChanged changed && !changed.joined().isEmpty()
                         ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore()).get(0);
         assertEquals(List.of(), joined.left());
         int other = joined.joined().get(0);
 
         secondCluster.manager().tell(Leave.create(secondCluster.selfMember().address()));
-        var gone = (Shard.PeersChanged) told.fishForMessage(WITHIN, message ->
-                message instanceof Shard.PeersChanged changed && !changed.gone().isEmpty()
+        var gone = (ShardCommand.PeersChanged) told.fishForMessage(WITHIN, message ->
+                message instanceof ShardCommand.PeersChanged changed && !changed.gone().isEmpty()
                         ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore()).get(0);
         assertEquals(List.of(other), gone.gone());
         assertEquals(List.of(other), gone.left(), "it left: it published its clients' wills itself");
@@ -104,13 +104,13 @@ class ClusterMeshTest {
         handedOn.expectMessage(WITHIN, Done.done());
     }
 
-    private static Shard.PeersChanged joined(TestProbe<ShardMessage> shard) {
-        return (Shard.PeersChanged) shard.fishForMessage(WITHIN, message -> message instanceof Shard.PeersChanged changed
+    private static ShardCommand.PeersChanged joined(TestProbe<ShardMessage> shard) {
+        return (ShardCommand.PeersChanged) shard.fishForMessage(WITHIN, message -> message instanceof ShardCommand.PeersChanged changed
                 && !changed.joined().isEmpty() ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore()).get(0);
     }
 
-    private static Shard.PeersChanged leavingChange(TestProbe<ShardMessage> shard) {
-        return (Shard.PeersChanged) shard.fishForMessage(WITHIN, message -> message instanceof Shard.PeersChanged changed
+    private static ShardCommand.PeersChanged leavingChange(TestProbe<ShardMessage> shard) {
+        return (ShardCommand.PeersChanged) shard.fishForMessage(WITHIN, message -> message instanceof ShardCommand.PeersChanged changed
                 && !changed.leaving().isEmpty() ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore()).get(0);
     }
 }

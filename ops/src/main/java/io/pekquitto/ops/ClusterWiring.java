@@ -5,7 +5,7 @@ import io.pekquitto.cluster.ClusterConfig;
 import io.pekquitto.cluster.ClusterFigures;
 import io.pekquitto.cluster.ClusterMember;
 import io.pekquitto.cluster.ClusterNode;
-import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ClusterSettings;
 import io.pekquitto.shards.stats.SysExtras;
@@ -48,7 +48,7 @@ final class ClusterWiring {
     }
 
     /** Joins the cluster and watches its membership; once the actor system, whose guardian is the broker, runs. */
-    void start(ActorSystem<Broker.Command> system) {
+    void start(ActorSystem<BrokerCommand> system) {
         node = Optional.of(ClusterNode.start(system, system, settings, figures, sysInterval, shutdownTimeout));
     }
 

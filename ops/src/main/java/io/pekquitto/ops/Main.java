@@ -5,7 +5,7 @@ import io.pekquitto.auth.password.PasswdCommand;
 import io.pekquitto.auth.password.PasswordFileException;
 import io.pekquitto.auth.tls.TlsConfigurationException;
 import io.pekquitto.ops.fatal.HaltOnFatalError;
-import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.broker.Broker;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;

@@ -6,14 +6,15 @@ import io.pekquitto.auth.ReloadableSecurity;
 import io.pekquitto.auth.Security;
 import io.pekquitto.cluster.ClusterMember;
 import io.pekquitto.ops.fatal.HaltOnFatalError;
-import io.pekquitto.shards.Broker;
-import io.pekquitto.shards.ShardCounts;
+import io.pekquitto.shards.broker.Broker;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.store.Store;
+import io.pekquitto.shards.shard.ShardCounts;
 import io.pekquitto.shards.stats.BrokerFigures;
 import io.pekquitto.shards.stats.LatencyObserver;
 import io.pekquitto.shards.stats.SysExtras;
+import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -44,7 +45,7 @@ public final class Pekquitto implements AutoCloseable {
     private static final Duration STOP_MARGIN = Duration.ofSeconds(5);
     private static final Duration FIGURES_TIMEOUT = Duration.ofSeconds(3);
 
-    private final ActorSystem<Broker.Command> system;
+    private final ActorSystem<BrokerCommand> system;
     private final List<InetSocketAddress> boundAddresses;
     private final ShardCounts counts;
     private final Duration stopTimeout;
@@ -56,7 +57,7 @@ public final class Pekquitto implements AutoCloseable {
     /** This broker as a node of a cluster; empty with {@code cluster.enabled = false}. */
     private Optional<ClusterWiring> cluster = Optional.empty();
 
-    private Pekquitto(ActorSystem<Broker.Command> system, Broker.Bound bound, Optional<ReloadableSecurity> fileSecurity,
+    private Pekquitto(ActorSystem<BrokerCommand> system, BrokerCommand.Bound bound, Optional<ReloadableSecurity> fileSecurity,
                       Duration stopTimeout, Optional<Metrics> metrics) {
         this.system = system;
         this.boundAddresses = bound.addresses();
@@ -123,7 +124,7 @@ public final class Pekquitto implements AutoCloseable {
                                    UnaryOperator<Behavior<ShardMessage>> aroundShard, UnaryOperator<Store> aroundStore,
                                    Optional<ReloadableSecurity> fileSecurity, UnaryOperator<Config> aroundConfig) {
         var shutdownTimeout = settings.operations().shutdownTimeout();
-        // The broker's own shutdown task runs in this phase (Broker.Shutdown) and may take the whole timeout.
+        // The broker's own shutdown task runs in this phase (BrokerCommand.Shutdown) and may take the whole timeout.
         var config = ConfigFactory.parseMap(Map.of("pekko.coordinated-shutdown.phases.service-requests-done.timeout",
                         shutdownTimeout.toMillis() + "ms"))
                 .withFallback(Broker.dispatcherConfig(settings.shards()))
@@ -141,8 +142,8 @@ public final class Pekquitto implements AutoCloseable {
                 cluster.isPresent() ? cluster.get().sysExtras() : SysExtras.NONE), "pekquitto", config);
         try {
             if (cluster.isPresent()) cluster.get().start(system);
-            var bound = AskPattern.<Broker.Command, Broker.Bound>ask(
-                            system, Broker.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())
+            var bound = AskPattern.<BrokerCommand, BrokerCommand.Bound>ask(
+                            system, BrokerCommand.GetBoundAddresses::new, BIND_TIMEOUT, system.scheduler())
                     .toCompletableFuture()
                     .get(BIND_TIMEOUT.toSeconds() + 1, TimeUnit.SECONDS);
             if (bound.failure().isPresent()) throw new IllegalStateException(bound.failure().get());
@@ -191,8 +192,8 @@ public final class Pekquitto implements AutoCloseable {
         return figures(system);
     }
 
-    private static CompletionStage<BrokerFigures> figures(ActorSystem<Broker.Command> system) {
-        return AskPattern.ask(system, Broker.GetFigures::new, FIGURES_TIMEOUT, system.scheduler());
+    private static CompletionStage<BrokerFigures> figures(ActorSystem<BrokerCommand> system) {
+        return AskPattern.ask(system, BrokerCommand.GetFigures::new, FIGURES_TIMEOUT, system.scheduler());
     }
 
     /**
@@ -238,7 +239,7 @@ public final class Pekquitto implements AutoCloseable {
     }
 
     /** The broker's actor system: the guardian is the Broker, shards are its children {@code shard-N}. */
-    public ActorSystem<Broker.Command> actorSystem() {
+    public ActorSystem<BrokerCommand> actorSystem() {
         return system;
     }
 
@@ -248,7 +249,7 @@ public final class Pekquitto implements AutoCloseable {
     }
 
     /**
-     * Shuts the broker down gracefully ({@link Broker.Shutdown}, through the actor system's
+     * Shuts the broker down gracefully ({@link BrokerCommand.Shutdown}, through the actor system's
      * CoordinatedShutdown: listeners closed, DISCONNECT 0x8B to MQTT 5 clients, the store flushed and
      * closed) and returns once its actor system has terminated.
      */

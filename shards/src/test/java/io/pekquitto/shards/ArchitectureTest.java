@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shape of the shards module: its packages form no cycle (the connection talks to its shard
- * through {@code ShardRequest}, never through {@code Shard}), and the MQTT rules the actors own are
- * plain Java, testable without actors or sockets (docs/architecture.md, Modules).
+ * through {@code ShardRequest}, never through {@code Shard}), the actors' packages (broker, shard,
+ * listener.actor) are on top of the rest, and the MQTT rules the actors own are plain Java, testable
+ * without actors or sockets (docs/architecture.md, Modules).
  */
 class ArchitectureTest {
     private final JavaClasses classes = new ClassFileImporter()
@@ -26,14 +27,24 @@ class ArchitectureTest {
 
     @Test
     void thePackagesOfShardsAreFreeOfCycles() {
-        // Each package is a slice, the root package (Shard, Mesh, Router, Broker) among them.
+        // Each package is a slice: broker -> listener.actor and shard, shard -> listener.actor, never back.
         slices().matching("io.pekquitto.(**)").should().beFreeOfCycles().check(classes);
     }
 
     @Test
-    void theConnectionDoesNotKnowTheShardActor() {
-        noClasses().that().resideInAPackage("io.pekquitto.shards.connection..")
-                .should().dependOnClassesThat().resideInAPackage("io.pekquitto.shards")
+    void everyClassIsInAPackageOfItsConcern() {
+        // The broker, the listeners and the shard each have theirs; what a root package held ran up and down.
+        noClasses().should().resideInAPackage("io.pekquitto.shards").check(classes);
+    }
+
+    @Test
+    void onlyTheActorsKnowTheActors() {
+        // The connection talks to its shard through ShardRequest, a listener through ListenerRequest, a node through
+        // Leaving: declared below the shard, so that the rules, the connection and the transport never know its class.
+        noClasses().that().resideOutsideOfPackages("io.pekquitto.shards.broker", "io.pekquitto.shards.shard",
+                        "io.pekquitto.shards.listener.actor")
+                .should().dependOnClassesThat().resideInAnyPackage("io.pekquitto.shards.broker", "io.pekquitto.shards.shard",
+                        "io.pekquitto.shards.listener.actor")
                 .check(classes);
     }
 
@@ -67,8 +78,10 @@ class ArchitectureTest {
 
     @Test
     void theListenerRulesDoNotUsePekko() {
-        // Shared by every kind of listener (TCP, TLS, WebSocket): plain Java, whatever carries the bytes.
-        noClasses().that().resideInAPackage("io.pekquitto.shards.listener..")
+        // Shared by every kind of listener (TCP, TLS, WebSocket): plain Java, whatever carries the bytes. The
+        // listener's actor (listener.actor), which binds and accepts, is apart: the connection and the transport use
+        // these rules, and the actor uses them.
+        noClasses().that().resideInAPackage("io.pekquitto.shards.listener")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.pekko..")
                 .check(classes);
     }

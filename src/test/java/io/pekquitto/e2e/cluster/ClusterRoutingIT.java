@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
-import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Will;
+import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.V3Client;
 import io.pekquitto.e2e.V5Client;

@@ -13,8 +13,9 @@ import io.pekquitto.e2e.V5Client;
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
-import io.pekquitto.shards.Broker;
-import io.pekquitto.shards.EmbeddedClient;
+import io.pekquitto.shards.broker.Broker;
+import io.pekquitto.shards.broker.BrokerCommand;
+import io.pekquitto.shards.broker.EmbeddedClient;
 import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.MessageProperties;
@@ -87,7 +88,7 @@ class EmbeddedBrokerIT {
         private final String moreSettings;
         /** The application's actor system: its configuration knows nothing of pekquitto. */
         private ActorTestKit application;
-        private ActorRef<Broker.Command> broker;
+        private ActorRef<BrokerCommand> broker;
         private int port;
         private final List<AutoCloseable> sockets = new ArrayList<>();
 
@@ -105,8 +106,8 @@ class EmbeddedBrokerIT {
             application = ActorTestKit.create("home-automation");
             var settings = BrokerSettings.parse("shards = " + shards + "\nlisteners = [{host = \"127.0.0.1\", port = 0}]\n" + moreSettings);
             broker = application.spawn(Broker.create(settings), "pekquitto");
-            var bound = application.<Broker.Bound>createTestProbe();
-            broker.tell(new Broker.GetBoundAddresses(bound.getRef()));
+            var bound = application.<BrokerCommand.Bound>createTestProbe();
+            broker.tell(new BrokerCommand.GetBoundAddresses(bound.getRef()));
             port = bound.receiveMessage().addresses().get(0).getPort();
         }
 
@@ -140,7 +141,7 @@ class EmbeddedBrokerIT {
 
         private ActorRef<InProcessClient.Command> connect(ConnectOptions options) {
             var reply = application.<InProcessClient.ConnectOutcome>createTestProbe();
-            broker.tell(new Broker.ConnectClient(options, reply.getRef()));
+            broker.tell(new BrokerCommand.ConnectClient(options, reply.getRef()));
             return reply.expectMessageClass(InProcessClient.Connected.class).client();
         }
 
@@ -167,7 +168,7 @@ class EmbeddedBrokerIT {
             var settings = BrokerSettings.parse("shards = " + shards + "\nlisteners = [{host = \"127.0.0.1\", port = 0}]");
             var home = ActorSystem.create(Thermostat.application(settings), "home-automation");
             try {
-                int homePort = AskPattern.<Broker.Command, Broker.Bound>ask(home, Broker.GetBoundAddresses::new, ARRIVAL,
+                int homePort = AskPattern.<BrokerCommand, BrokerCommand.Bound>ask(home, BrokerCommand.GetBoundAddresses::new, ARRIVAL,
                         home.scheduler()).toCompletableFuture().get().addresses().get(0).getPort();
                 var sensor = track(V3Client.connect(homePort, Names.clientId("sensor"), options -> {}));
                 var heating = track(V5Client.connect(homePort, Names.clientId("heating"), options -> {}));
@@ -343,7 +344,7 @@ class EmbeddedBrokerIT {
             var publisher = v5("pub");
             for (int i = 0; i < 3; i++) publisher.publish(topic, ("while away " + i).getBytes(StandardCharsets.UTF_8), 1, false);
             var reply = application.<InProcessClient.ConnectOutcome>createTestProbe();
-            broker.tell(new Broker.ConnectClient(options, reply.getRef()));
+            broker.tell(new BrokerCommand.ConnectClient(options, reply.getRef()));
             var second = reply.expectMessageClass(InProcessClient.Connected.class);
             assertTrue(second.sessionPresent());
             // Its subscriber was the first actor's: the messages wait in the session until one subscribes.

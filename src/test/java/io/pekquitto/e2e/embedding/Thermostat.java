@@ -2,7 +2,8 @@ package io.pekquitto.e2e.embedding;
 
 import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.QoS;
-import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.broker.Broker;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.client.ConnectOptions;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.MessageProperties;
@@ -34,7 +35,7 @@ final class Thermostat extends AbstractBehavior<Thermostat.Command> {
      * The application's guardian: the broker and the thermostat, side by side in one actor system. It
      * passes what the system is told on to the broker, so code outside actors reaches it too.
      */
-    static Behavior<Broker.Command> application(BrokerSettings settings) {
+    static Behavior<BrokerCommand> application(BrokerSettings settings) {
         return Behaviors.setup(context -> {
             var broker = context.spawn(Broker.create(settings), "pekquitto");
             context.spawn(Thermostat.create(broker), "thermostat");
@@ -45,15 +46,15 @@ final class Thermostat extends AbstractBehavior<Thermostat.Command> {
         });
     }
 
-    static Behavior<Command> create(ActorRef<Broker.Command> broker) {
+    static Behavior<Command> create(ActorRef<BrokerCommand> broker) {
         return Behaviors.setup(context -> new Thermostat(context, broker));
     }
 
-    private Thermostat(ActorContext<Command> context, ActorRef<Broker.Command> broker) {
+    private Thermostat(ActorContext<Command> context, ActorRef<BrokerCommand> broker) {
         super(context);
         this.readings = context.messageAdapter(ReceivedMessage.class, WrappedReading::new);
         var connected = context.messageAdapter(InProcessClient.ConnectOutcome.class, WrappedConnectOutcome::new);
-        broker.tell(new Broker.ConnectClient(ConnectOptions.clientId("thermostat"), connected));
+        broker.tell(new BrokerCommand.ConnectClient(ConnectOptions.clientId("thermostat"), connected));
     }
 
     @Override

@@ -2,7 +2,7 @@ package io.pekquitto.e2e.parking;
 
 import io.pekquitto.e2e.AwaitParked;
 import io.pekquitto.e2e.BrokerExtension;
-import io.pekquitto.shards.ShardCounts;
+import io.pekquitto.shards.shard.ShardCounts;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 

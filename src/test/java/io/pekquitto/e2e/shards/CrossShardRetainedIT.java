@@ -8,13 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.auth.Security;
-import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
+import io.pekquitto.e2e.RawClient;
 import io.pekquitto.ops.Pekquitto;
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.settings.BrokerSettings;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.BehaviorInterceptor;
@@ -32,7 +32,7 @@ class CrossShardRetainedIT {
     private static final Duration MESH_DELAY = Duration.ofMillis(300);
 
     /** A forwarded batch that has waited; it passes the interceptor the second time. */
-    private record Late(Shard.Forward forward) implements ShardMessage {}
+    private record Late(ShardCommand.Forward forward) implements ShardMessage {}
 
     /** Holds each forwarded batch back for {@link #MESH_DELAY} before the shard sees it. */
     private static final class SlowMesh extends BehaviorInterceptor<ShardMessage, ShardMessage> {
@@ -43,7 +43,7 @@ class CrossShardRetainedIT {
         @Override
         public Behavior<ShardMessage> aroundReceive(TypedActorContext<ShardMessage> context, ShardMessage message,
                                                     ReceiveTarget<ShardMessage> target) {
-            if (message instanceof Shard.Forward forward) {
+            if (message instanceof ShardCommand.Forward forward) {
                 context.asJava().scheduleOnce(MESH_DELAY, context.asJava().getSelf(), new Late(forward));
                 return Behaviors.same();
             }

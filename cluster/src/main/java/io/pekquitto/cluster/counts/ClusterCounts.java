@@ -1,6 +1,6 @@
 package io.pekquitto.cluster.counts;
 
-import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.broker.BrokerCommand;
 import io.pekquitto.shards.stats.BrokerFigures;
 import java.time.Duration;
 import java.util.HashMap;
@@ -57,7 +57,7 @@ public final class ClusterCounts {
      * @param broker  the node's broker, asked for its figures
      * @param publish where the totals go (the cluster's part of {@code $SYS})
      */
-    public static Behavior<Command> create(ActorRef<Broker.Command> broker, Duration every, Consumer<Map<String, String>> publish) {
+    public static Behavior<Command> create(ActorRef<BrokerCommand> broker, Duration every, Consumer<Map<String, String>> publish) {
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             var self = context.getSelf();
             var receptionist = context.getSystem().receptionist();
@@ -69,7 +69,7 @@ public final class ClusterCounts {
             return Behaviors.receive(Command.class)
                     .onMessage(Listed.class, listed -> counts.listed(listed.counters()))
                     .onMessageEquals(Tick.INSTANCE, () -> {
-                        context.ask(BrokerFigures.class, broker, every, Broker.GetFigures::new,
+                        context.ask(BrokerFigures.class, broker, every, BrokerCommand.GetFigures::new,
                                 (figures, failure) -> figures == null ? Missed.INSTANCE : new Own(figures));
                         return Behaviors.same();
                     })

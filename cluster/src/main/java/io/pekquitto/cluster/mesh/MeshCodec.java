@@ -1,7 +1,6 @@
 package io.pekquitto.cluster.mesh;
 
 import io.pekquitto.protocol.MalformedPacketException;
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.routes.RouteChange;
@@ -11,6 +10,7 @@ import io.pekquitto.shards.session.MigratedSession;
 import io.pekquitto.shards.session.MovingSession;
 import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.SessionTransfer;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.nio.BufferUnderflowException;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The byte layout of what a shard sends a peer shard (docs/cluster.md, The mesh's messages on the wire):
- * {@link Shard.Forward}, {@link Shard.ForwardAck} and {@link Shard.Control}, told apart by their manifest;
+ * {@link ShardCommand.Forward}, {@link ShardCommand.ForwardAck} and {@link ShardCommand.Control}, told apart by their manifest;
  * inside them a tag byte per record type, then its fields in declaration order. Plain Java: the Pekko
  * serializer, {@code MeshSerializer}, only wraps it.
  */
@@ -41,9 +41,9 @@ public final class MeshCodec {
 
     /** The manifest of a mesh message, which names its type. */
     public static String manifest(Object message) {
-        if (message instanceof Shard.Forward) return FORWARD;
-        if (message instanceof Shard.ForwardAck) return FORWARD_ACK;
-        if (message instanceof Shard.Control) return CONTROL;
+        if (message instanceof ShardCommand.Forward) return FORWARD;
+        if (message instanceof ShardCommand.ForwardAck) return FORWARD_ACK;
+        if (message instanceof ShardCommand.Control) return CONTROL;
         throw new IllegalArgumentException("not a message of the mesh: " + message.getClass().getName());
     }
 
@@ -54,13 +54,13 @@ public final class MeshCodec {
     /** The bytes of a mesh message, the shards it names (but the sender) named by {@code naming}. */
     public byte[] encode(Object message, ShardNaming naming) {
         var out = new MeshOutput();
-        if (message instanceof Shard.Forward forward) {
+        if (message instanceof ShardCommand.Forward forward) {
             long now = clock.getAsLong();
             out.int32(forward.from()).int32(forward.items().size());
             for (var item : forward.items()) writeForwarded(out, item, naming, now);
-        } else if (message instanceof Shard.ForwardAck ack) {
+        } else if (message instanceof ShardCommand.ForwardAck ack) {
             out.int32(ack.from()).bool(ack.written());
-        } else if (message instanceof Shard.Control control) {
+        } else if (message instanceof ShardCommand.Control control) {
             writeControl(out.int32(control.from()), control.message(), naming, clock.getAsLong());
         } else {
             throw new IllegalArgumentException("not a message of the mesh: " + message.getClass().getName());
@@ -82,8 +82,8 @@ public final class MeshCodec {
         try {
             Object message = switch (manifest) {
                 case FORWARD -> readForward(in, naming);
-                case FORWARD_ACK -> new Shard.ForwardAck(naming.sender(in.int32()), in.bool());
-                case CONTROL -> new Shard.Control(naming.sender(in.int32()), readControl(in, naming, clock.getAsLong()));
+                case FORWARD_ACK -> new ShardCommand.ForwardAck(naming.sender(in.int32()), in.bool());
+                case CONTROL -> new ShardCommand.Control(naming.sender(in.int32()), readControl(in, naming, clock.getAsLong()));
                 default -> throw new MeshFormatException("an unknown manifest " + manifest);
             };
             in.end();
@@ -94,14 +94,14 @@ public final class MeshCodec {
         }
     }
 
-    private Shard.Forward readForward(MeshInput in, ShardNaming naming) {
+    private ShardCommand.Forward readForward(MeshInput in, ShardNaming naming) {
         int from = naming.sender(in.int32());
         int count = in.int32();
         if (count < 0) throw new MeshFormatException("a batch of " + count);
         long now = clock.getAsLong();
         var items = new ArrayList<Forwarded>(Math.min(count, 1024));
         for (int i = 0; i < count; i++) items.add(readForwarded(in, naming, now));
-        return new Shard.Forward(from, items);
+        return new ShardCommand.Forward(from, items);
     }
 
     private static void writeForwarded(MeshOutput out, Forwarded item, ShardNaming naming, long now) {

@@ -2,6 +2,7 @@ package io.pekquitto.cluster.mesh;
 
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.io.NotSerializableException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
 
 /**
- * Pekko's serializer for what a shard sends a peer shard on another node ({@code Shard.Forward},
+ * Pekko's serializer for what a shard sends a peer shard on another node ({@code ShardCommand.Forward},
  * {@code ForwardAck}, {@code Control}), registered by {@code ClusterConfig}: a thin wrapper of
  * {@link MeshCodec}, which holds the byte layout (docs/cluster.md, The mesh's messages on the wire).
  * A message's times travel as ages on this JVM's {@code System.nanoTime()} ({@link MessageCodec}).

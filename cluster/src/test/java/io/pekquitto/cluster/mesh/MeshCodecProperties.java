@@ -2,10 +2,10 @@ package io.pekquitto.cluster.mesh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pekquitto.shards.Shard;
-import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.mesh.ControlMessage;
+import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.session.SessionTransfer;
+import io.pekquitto.shards.shard.ShardCommand;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -32,8 +32,8 @@ class MeshCodecProperties {
     }
 
     @Property(tries = 300)
-    void aMessageAgesOnTheReceiversClock(@ForAll("forwards") Shard.Forward forward, @ForAll long sentAt, @ForAll long arrivesAt) {
-        var arrived = (Shard.Forward) new MeshCodec(() -> arrivesAt).decode(new MeshCodec(() -> sentAt).encode(forward), "F");
+    void aMessageAgesOnTheReceiversClock(@ForAll("forwards") ShardCommand.Forward forward, @ForAll long sentAt, @ForAll long arrivesAt) {
+        var arrived = (ShardCommand.Forward) new MeshCodec(() -> arrivesAt).decode(new MeshCodec(() -> sentAt).encode(forward), "F");
         for (int i = 0; i < forward.items().size(); i++) {
             var sent = Forwarded.messageOf(forward.items().get(i));
             var received = Forwarded.messageOf(arrived.items().get(i));
@@ -47,14 +47,14 @@ class MeshCodecProperties {
     }
 
     @Provide
-    Arbitrary<Shard.Forward> forwards() {
+    Arbitrary<ShardCommand.Forward> forwards() {
         return MeshMessages.forwards();
     }
 
     @Property(tries = 500)
     void aHandoverCarriesAPortableSessionToAnotherClock(@ForAll("handovers") SessionTransfer.Handover handover, @ForAll int from,
                                                         @ForAll long sentAt, @ForAll long arrivesAt) {
-        var control = new Shard.Control(from, new ControlMessage.Sessions(handover));
+        var control = new ShardCommand.Control(from, new ControlMessage.Sessions(handover));
         var arrived = new MeshCodec(() -> arrivesAt).decode(new MeshCodec(() -> sentAt).encode(control), MeshCodec.CONTROL);
         // Every field as it was sent: its messages as old on the receiver's clock, its durations unchanged.
         assertEquals(MeshMessages.shifted(control, arrivesAt - sentAt), arrived);

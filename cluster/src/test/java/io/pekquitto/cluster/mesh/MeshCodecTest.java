@@ -11,7 +11,6 @@ import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.SubscriptionOptions;
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.node.MeshPeers;
@@ -21,6 +20,7 @@ import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.SubscriptionEntry;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -35,11 +35,11 @@ class MeshCodecTest {
     @Test
     void aHandoverWithALiveSessionIsRefusedNamingItsClient() {
         var session = new MigratedSession(new Session("c1", 10, false), Map.of(), 60, 0, Optional.empty(), false);
-        var handover = new Shard.Control(2, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 7, Optional.of(session))));
+        var handover = new ShardCommand.Control(2, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 7, Optional.of(session))));
         var refused = assertThrows(IllegalArgumentException.class, () -> codec.encode(handover));
         assertTrue(refused.getMessage().startsWith("a live session cannot leave its node; export it first"), refused.getMessage());
         assertTrue(refused.getMessage().contains("c1"), refused.getMessage());
-        var empty = new Shard.Control(2, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 7, Optional.empty())));
+        var empty = new ShardCommand.Control(2, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 7, Optional.empty())));
         assertEquals(empty, codec.decode(codec.encode(empty), MeshCodec.CONTROL), "a Handover without a session goes");
     }
 
@@ -59,7 +59,7 @@ class MeshCodecTest {
 
     @Test
     void theLayoutOfAHandoverWithAPortableSession() {
-        var handover = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.Handover("c", 7, Optional.of(PORTABLE))));
+        var handover = new ShardCommand.Control(1, new ControlMessage.Sessions(new SessionTransfer.Handover("c", 7, Optional.of(PORTABLE))));
         assertArrayEquals(PORTABLE_HANDOVER, codec.encode(handover));
         assertEquals(handover, codec.decode(PORTABLE_HANDOVER, MeshCodec.CONTROL));
     }
@@ -94,17 +94,17 @@ class MeshCodecTest {
 
     @Test
     void theLayoutOfAnAcknowledgementAndAControlMessage() {
-        assertArrayEquals(new byte[] {0, 0, 0, 3, 1}, codec.encode(new Shard.ForwardAck(3, true)));
-        assertArrayEquals(new byte[] {0, 0, 0, 1, 5, 0, 0, 0, 0, 0, 0, 0, 9}, codec.encode(new Shard.Control(1, new ControlMessage.Sync(9))));
+        assertArrayEquals(new byte[] {0, 0, 0, 3, 1}, codec.encode(new ShardCommand.ForwardAck(3, true)));
+        assertArrayEquals(new byte[] {0, 0, 0, 1, 5, 0, 0, 0, 0, 0, 0, 0, 9}, codec.encode(new ShardCommand.Control(1, new ControlMessage.Sync(9))));
         assertArrayEquals(new byte[] {0, 0, 0, 1, 3, 1, 0, 2, 'a', '/'},
-                codec.encode(new Shard.Control(1, new ControlMessage.Routes(new io.pekquitto.shards.routes.RouteChange.InterestAdded("a/")))));
+                codec.encode(new ShardCommand.Control(1, new ControlMessage.Routes(new io.pekquitto.shards.routes.RouteChange.InterestAdded("a/")))));
     }
 
     @Test
     void aMessagesPropertiesTravelInMqtt5sEncoding() {
         var properties = Properties.builder().set(PropertyId.CONTENT_TYPE, "t").build();
         var message = new Message("a", Binary.utf8("x"), QoS.AT_LEAST_ONCE, true, properties, "", Message.NEVER, 1_000_000_000L);
-        var bytes = codec.encode(new Shard.Forward(0, List.of(new Forwarded.ToClient("c", message))));
+        var bytes = codec.encode(new ShardCommand.Forward(0, List.of(new Forwarded.ToClient("c", message))));
         // from, count, tag, "c", "a", payload length and "x", QoS 1, retain, then the properties: length 4, 0x03, "t"
         assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 3, 0, 1, 'c', 0, 1, 'a', 0, 0, 0, 1, 'x', 1, 1, 4, 0x03, 0, 1, 't'},
                 Arrays.copyOf(bytes, 27));
@@ -112,14 +112,14 @@ class MeshCodecTest {
 
     @Test
     void bytesThatAreNotAMeshMessageAreRefused() {
-        var ack = codec.encode(new Shard.ForwardAck(3, true));
+        var ack = codec.encode(new ShardCommand.ForwardAck(3, true));
         assertThrows(MeshFormatException.class, () -> codec.decode(Arrays.copyOf(ack, 4), MeshCodec.FORWARD_ACK), "cut short");
         assertThrows(MeshFormatException.class, () -> codec.decode(Arrays.copyOf(ack, 6), MeshCodec.FORWARD_ACK), "too long");
         assertThrows(MeshFormatException.class, () -> codec.decode(new byte[] {0, 0, 0, 3, 2}, MeshCodec.FORWARD_ACK), "not a boolean");
         assertThrows(MeshFormatException.class, () -> codec.decode(new byte[] {0, 0, 0, 1, 99}, MeshCodec.CONTROL), "an unknown tag");
         assertThrows(MeshFormatException.class, () -> codec.decode(ack, "X"), "an unknown manifest");
         var published = new Message("a", Binary.EMPTY, QoS.AT_MOST_ONCE, false, Properties.NONE, "", Message.NEVER, 0);
-        var forward = codec.encode(new Shard.Forward(0, List.of(new Forwarded.Published("p", published))));
+        var forward = codec.encode(new ShardCommand.Forward(0, List.of(new Forwarded.Published("p", published))));
         // from, count, tag, "p", "a", no payload, QoS, retain (21 bytes), then a property length of 1 and 0x00: no such property
         var malformed = new byte[forward.length + 1];
         System.arraycopy(forward, 0, malformed, 0, 21);
@@ -138,18 +138,18 @@ class MeshCodecTest {
         var b = new MeshPeers(2, "pekquitto@b:1", true);
         int cOneAtB = b.remoteId("pekquitto@c:1", 1);  // B met C first: C's shard has another number there
         var codec = new MeshCodec(System::nanoTime);
-        var relinquish = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.Relinquish("c", 7,
+        var relinquish = new ShardCommand.Control(1, new ControlMessage.Sessions(new SessionTransfer.Relinquish("c", 7,
                 new SessionTransfer.Successor(cOneAtA, 8))));
-        var homes = new Shard.Control(1, new ControlMessage.Homes(5, 1, List.of(
+        var homes = new ShardCommand.Control(1, new ControlMessage.Homes(5, 1, List.of(
                 Map.entry("x", new SessionTransfer.Successor(bZeroAtA, 9)), Map.entry("y", new SessionTransfer.Successor(0, 10)))));
 
         var atB = ShardNaming.of(b, a.node());
-        var read = (Shard.Control) codec.decode(codec.encode(relinquish, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
+        var read = (ShardCommand.Control) codec.decode(codec.encode(relinquish, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
         int aOneAtB = b.remoteId("pekquitto@a:1", 1);
         assertEquals(aOneAtB, read.from(), "the sender");
         var to = ((SessionTransfer.Relinquish) ((ControlMessage.Sessions) read.message()).transfer()).to();
         assertEquals(cOneAtB, to.shard(), "a third node's shard, as B numbers it");
-        var holders = ((ControlMessage.Homes) ((Shard.Control) codec.decode(codec.encode(homes, ShardNaming.of(a, a.node())), 0,
+        var holders = ((ControlMessage.Homes) ((ShardCommand.Control) codec.decode(codec.encode(homes, ShardNaming.of(a, a.node())), 0,
                 MeshCodec.CONTROL, atB)).message()).holders();
         assertEquals(0, holders.get(0).getValue().shard(), "B's own shard");
         assertEquals(b.remoteId("pekquitto@a:1", 0), holders.get(1).getValue().shard(), "the sender's other shard");
@@ -162,11 +162,11 @@ class MeshCodecTest {
         b.remoteId("pekquitto@c:1", 0);  // B numbers other shards first: A's get other numbers there
         var codec = new MeshCodec(System::nanoTime);
         var will = new Message("will/t", Binary.utf8("gone"), QoS.AT_LEAST_ONCE, true, Properties.NONE, "", Message.NEVER, 0);
-        var keep = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.KeepWill("c", 1, 42, will, 30)));
-        var forget = new Shard.Control(1, new ControlMessage.Sessions(new SessionTransfer.ForgetWill("c", 1, 42)));
+        var keep = new ShardCommand.Control(1, new ControlMessage.Sessions(new SessionTransfer.KeepWill("c", 1, 42, will, 30)));
+        var forget = new ShardCommand.Control(1, new ControlMessage.Sessions(new SessionTransfer.ForgetWill("c", 1, 42)));
         var atB = ShardNaming.of(b, a.node());
-        var kept = (Shard.Control) codec.decode(codec.encode(keep, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
-        var forgotten = (Shard.Control) codec.decode(codec.encode(forget, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
+        var kept = (ShardCommand.Control) codec.decode(codec.encode(keep, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
+        var forgotten = (ShardCommand.Control) codec.decode(codec.encode(forget, ShardNaming.of(a, a.node())), 0, MeshCodec.CONTROL, atB);
         int aOneAtB = b.remoteId("pekquitto@a:1", 1);
         var keepWill = (SessionTransfer.KeepWill) ((ControlMessage.Sessions) kept.message()).transfer();
         assertEquals(aOneAtB, keepWill.shard(), "the holder, as the keeper numbers it: the one its node's loss names");

@@ -5,7 +5,6 @@ import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.SubscriptionOptions;
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.routes.RouteChange;
@@ -15,6 +14,7 @@ import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.SubscriptionEntry;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -90,12 +90,12 @@ final class MeshMessages {
                 Combinators.combine(strings(), Arbitraries.integers().between(0, 3)).as(Forwarded.CutPassed::new));
     }
 
-    static Arbitrary<Shard.Forward> forwards() {
-        return Combinators.combine(Arbitraries.integers(), forwarded().list().ofMaxSize(6)).as(Shard.Forward::new);
+    static Arbitrary<ShardCommand.Forward> forwards() {
+        return Combinators.combine(Arbitraries.integers(), forwarded().list().ofMaxSize(6)).as(ShardCommand.Forward::new);
     }
 
-    static Arbitrary<Shard.ForwardAck> forwardAcks() {
-        return Combinators.combine(Arbitraries.integers(), Arbitraries.of(true, false)).as(Shard.ForwardAck::new);
+    static Arbitrary<ShardCommand.ForwardAck> forwardAcks() {
+        return Combinators.combine(Arbitraries.integers(), Arbitraries.of(true, false)).as(ShardCommand.ForwardAck::new);
     }
 
     static Arbitrary<SubscriptionEntry> entries() {
@@ -160,8 +160,8 @@ final class MeshMessages {
                 Combinators.combine(strings(), Arbitraries.integers().between(0, 3)).as(ControlMessage.Moved::new));
     }
 
-    static Arbitrary<Shard.Control> controls() {
-        return Combinators.combine(Arbitraries.integers(), controlMessages()).as(Shard.Control::new);
+    static Arbitrary<ShardCommand.Control> controls() {
+        return Combinators.combine(Arbitraries.integers(), controlMessages()).as(ShardCommand.Control::new);
     }
 
     static Arbitrary<Object> meshMessages() {
@@ -170,11 +170,11 @@ final class MeshMessages {
 
     /** {@code message} with its messages' times moved by {@code delta} (as they arrive on another clock). */
     static Object shifted(Object message, long delta) {
-        if (message instanceof Shard.Control control && control.message() instanceof ControlMessage.Sessions sessions) {
-            return new Shard.Control(control.from(), new ControlMessage.Sessions(shifted(sessions.transfer(), delta)));
+        if (message instanceof ShardCommand.Control control && control.message() instanceof ControlMessage.Sessions sessions) {
+            return new ShardCommand.Control(control.from(), new ControlMessage.Sessions(shifted(sessions.transfer(), delta)));
         }
-        if (!(message instanceof Shard.Forward forward)) return message;
-        return new Shard.Forward(forward.from(), forward.items().stream().map(item -> {
+        if (!(message instanceof ShardCommand.Forward forward)) return message;
+        return new ShardCommand.Forward(forward.from(), forward.items().stream().map(item -> {
             if (item instanceof Forwarded.Published p) return (Forwarded) new Forwarded.Published(p.publisherId(), shifted(p.message(), delta));
             if (item instanceof Forwarded.ToClient c) return new Forwarded.ToClient(c.clientId(), shifted(c.message(), delta));
             if (item instanceof Forwarded.Retained r) return new Forwarded.Retained(shifted(r.message(), delta));
@@ -206,7 +206,7 @@ final class MeshMessages {
 
     /** What equality compares: the message, with each relay key by its contents. */
     static Object comparable(Object message) {
-        if (!(message instanceof Shard.Forward forward)) return message;
+        if (!(message instanceof ShardCommand.Forward forward)) return message;
         return List.of("Forward", forward.from(), forward.items().stream().map(item -> item instanceof Forwarded.ToMember m
                 ? List.of("ToMember", m.publisherId(), m.message(), m.clientId(), m.sharedFilter(),
                         m.relay() == null ? "no relay" : HexFormat.of().formatHex(m.relay()), m.redirected())

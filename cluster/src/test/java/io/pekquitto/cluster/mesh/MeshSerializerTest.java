@@ -13,7 +13,6 @@ import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.SubscriptionOptions;
-import io.pekquitto.shards.Shard;
 import io.pekquitto.shards.mesh.ControlMessage;
 import io.pekquitto.shards.mesh.Forwarded;
 import io.pekquitto.shards.node.MeshPeers;
@@ -27,6 +26,7 @@ import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionTransfer;
 import io.pekquitto.shards.session.SubscriptionEntry;
+import io.pekquitto.shards.shard.ShardCommand;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
@@ -54,10 +54,10 @@ class MeshSerializerTest {
                     .set(PropertyId.CORRELATION_DATA, Binary.utf8("42")).addUserProperty("k", "v").build(),
             "", System.nanoTime() + 60_000_000_000L, System.nanoTime());
     private static final List<Object> MESSAGES = List.of(
-            new Shard.Forward(1, List.of(new Forwarded.Published("p", MESSAGE), new Forwarded.ToClient("c", MESSAGE))),
-            new Shard.ForwardAck(2, false),
-            new Shard.Control(3, new ControlMessage.Routes(new RouteChange.InterestAdded("a/+"))),
-            new Shard.Control(4, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 1, Optional.of(
+            new ShardCommand.Forward(1, List.of(new Forwarded.Published("p", MESSAGE), new Forwarded.ToClient("c", MESSAGE))),
+            new ShardCommand.ForwardAck(2, false),
+            new ShardCommand.Control(3, new ControlMessage.Routes(new RouteChange.InterestAdded("a/+"))),
+            new ShardCommand.Control(4, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 1, Optional.of(
                     new PortableSession("c1", new PortableSession.Limits(10, 0, true), List.of(), List.of(), Set.of(3), 0,
                             Map.of("a/#", new SubscriptionEntry(SubscriptionOptions.of(QoS.EXACTLY_ONCE), 0)),
                             Session.NEVER_EXPIRES, Optional.empty(), Optional.empty()))))));
@@ -82,9 +82,9 @@ class MeshSerializerTest {
 
     @Test
     void aMessageToAnActorIsSerializedByPekkoAndArrivesEqual() {
-        var probe = TEST_KIT.<Shard.Command>createTestProbe();
+        var probe = TEST_KIT.<ShardCommand>createTestProbe();
         for (var message : MESSAGES) {
-            probe.ref().tell((Shard.Command) message);
+            probe.ref().tell((ShardCommand) message);
             var received = probe.receiveMessage(Duration.ofSeconds(5));
             assertNotSame(message, received, "serialize-messages: what arrives was read from bytes");
             assertEquals(MeshMessages.comparable(message), MeshMessages.comparable(withoutTimes(received, message)));
@@ -95,7 +95,7 @@ class MeshSerializerTest {
     void aLiveSessionIsNotSentAndJavaSerializationIsOff() {
         var serialization = SerializationExtension.get(TEST_KIT.system());
         var session = new MigratedSession(new Session("c1", 10, false), Map.of(), 60, 0, Optional.empty(), false);
-        var handover = new Shard.Control(0, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 1, Optional.of(session))));
+        var handover = new ShardCommand.Control(0, new ControlMessage.Sessions(new SessionTransfer.Handover("c1", 1, Optional.of(session))));
         var refused = serialization.serialize(handover).failed().get();
         assertTrue(refused.getMessage().contains(MeshCodec.LIVE_SESSION), refused.getMessage());
 
@@ -109,8 +109,8 @@ class MeshSerializerTest {
      * round trip took (MeshCodecProperties checks the times to the nanosecond); checked here to the second.
      */
     private static Object withoutTimes(Object back, Object sent) {
-        if (!(back instanceof Shard.Forward forward)) return back;
-        var original = (Shard.Forward) sent;
+        if (!(back instanceof ShardCommand.Forward forward)) return back;
+        var original = (ShardCommand.Forward) sent;
         long shift = 0;
         for (int i = 0; i < forward.items().size(); i++) {
             var read = Forwarded.messageOf(forward.items().get(i));
@@ -137,20 +137,20 @@ class MeshSerializerTest {
         var serialization = SerializationExtension.get(TEST_KIT.system());
         var serializer = (MeshSerializer) serialization.serializerByIdentity().apply(MeshSerializer.IDENTIFIER);
         var entry = new SubscriptionEntry(SubscriptionOptions.of(QoS.AT_LEAST_ONCE), 0);
-        var joined = new Shard.Control(1, new ControlMessage.Routes(new RouteChange.Joined("g", "jobs/#",
+        var joined = new ShardCommand.Control(1, new ControlMessage.Routes(new RouteChange.Joined("g", "jobs/#",
                 new SharedGroups.Member("worker", 1, entry, Availability.READY))));
         var other = "pekquitto@10.0.0.9:25520";
 
-        var read = (Shard.Control) serializer.fromBinary(fromNode(other, joined), MeshCodec.CONTROL);
+        var read = (ShardCommand.Control) serializer.fromBinary(fromNode(other, joined), MeshCodec.CONTROL);
         int numbered = peers.remoteId(other, 1);
         assertEquals(2, numbered, "the first remote shard this node numbers");
         assertEquals(numbered, read.from());
         var member = ((RouteChange.Joined) ((ControlMessage.Routes) read.message()).change()).member();
         assertEquals(numbered, member.shard(), "a member on the sender's shard is on that shard here");
 
-        var ack = (Shard.ForwardAck) serializer.fromBinary(fromNode(other, new Shard.ForwardAck(0, true)), MeshCodec.FORWARD_ACK);
+        var ack = (ShardCommand.ForwardAck) serializer.fromBinary(fromNode(other, new ShardCommand.ForwardAck(0, true)), MeshCodec.FORWARD_ACK);
         assertEquals(peers.remoteId(other, 0), ack.from());
-        var mine = (Shard.ForwardAck) serialization.deserialize(serialization.serialize(new Shard.ForwardAck(1, true)).get(),
+        var mine = (ShardCommand.ForwardAck) serialization.deserialize(serialization.serialize(new ShardCommand.ForwardAck(1, true)).get(),
                 MeshSerializer.IDENTIFIER, MeshCodec.FORWARD_ACK).get();
         assertEquals(1, mine.from(), "this node's own shards keep their index");
         assertThrows(MeshFormatException.class, () -> serializer.fromBinary(new byte[] {0, 9, 'x'}, MeshCodec.FORWARD_ACK));

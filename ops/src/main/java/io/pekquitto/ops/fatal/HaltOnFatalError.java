@@ -3,7 +3,7 @@ package io.pekquitto.ops.fatal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
-import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.broker.Broker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;

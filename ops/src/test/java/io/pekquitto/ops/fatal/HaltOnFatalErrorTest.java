@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.ops.ConfigLoader;
-import io.pekquitto.shards.Broker;
+import io.pekquitto.shards.broker.Broker;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinWorkerThread;

@@ -26,7 +26,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
  * An MQTT client inside the broker's JVM, for actors: a connection without a socket. Ask the broker for
- * one ({@code Broker.ConnectClient}); it lives on the shard of its client id, as a child of the shard
+ * one ({@code BrokerCommand.ConnectClient}); it lives on the shard of its client id, as a child of the shard
  * like the socket connections, and speaks their protocol to it ({@link ShardRequest} and
  * {@link Connection.Command}), so sessions (client id takeover, Clean Start, expiry, wills), routing,
  * retained messages, shared subscriptions, the mesh and the store treat it as any MQTT 5 client.
