@@ -29,6 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.Cancellable;
@@ -201,12 +202,17 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
                 gone -> new BrokerInternal.ShardDrained(gone.index()));
         var listenerReports = context.messageAdapter(ListenerReport.class, BrokerInternal.FromListener::new);
         this.boundAddresses = new InetSocketAddress[settings.listeners().size()];
+        // Where a reuse-port listener opens each shard's socket: a task there runs on the shard's loop.
+        var dispatchers = new ArrayList<Executor>();
+        for (int i = 0; i < shards.size(); i++) {
+            dispatchers.add(context.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(dispatcherPath(i))));
+        }
         for (int i = 0; i < settings.listeners().size(); i++) {
             served.add(Listener.of(i, settings.listeners().get(i)));
             listenerTls.add(Optional.empty());
             var placement = new ShardPlacement(settings.placement(), shards, counts.connections());
             var listener = served.get(i);
-            listeners.add(Adapter.actorOf(context, TcpListener.props(listener, placement::next, listenerReports), "listener-" + i));
+            listeners.add(Adapter.actorOf(context, TcpListener.props(listener, placement, dispatchers, listenerReports), "listener-" + i));
         }
         this.figures = context.spawn(FiguresCollector.create(shards, served, store, storeHealth, settings.operations().sysInterval(),
                 version(), extras, System::nanoTime), "figures");

@@ -1,6 +1,7 @@
 package io.pekquitto.shards.broker;
 
 import io.pekquitto.shards.connection.ShardMessage;
+import io.pekquitto.shards.listener.actor.ConnectionPlacement;
 import io.pekquitto.shards.session.SessionDirectory;
 import io.pekquitto.shards.settings.Placement;
 import java.util.List;
@@ -8,10 +9,11 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * Picks the shard for each new connection of one listener ({@link Placement}). Called by that listener
- * only, one connection at a time (on its acceptor's thread); the live counts are kept by the shards themselves.
+ * Picks the shard for each new connection of one listener ({@link Placement}). {@link #next()} is called by that
+ * listener only, one connection at a time (on its acceptor's thread); {@link #acceptedBy} on the accepting shard's
+ * thread; the live counts are kept by the shards themselves.
  */
-final class ShardPlacement {
+final class ShardPlacement implements ConnectionPlacement {
     private final Placement placement;
     private final List<ActorRef<ShardMessage>> shards;
     private final AtomicIntegerArray connectionsPerShard;
@@ -27,8 +29,16 @@ final class ShardPlacement {
      * The shard for a new connection, counted at once so that a burst of accepts spreads too: the shard
      * decrements the count when the connection it is given stops.
      */
-    ActorRef<ShardMessage> next() {
+    @Override
+    public ActorRef<ShardMessage> next() {
         return shards.get(nextIndex());
+    }
+
+    /** The shard that accepted a connection on its own socket ({@code reuse-port}), counted as {@link #next()}'s is. */
+    @Override
+    public ActorRef<ShardMessage> acceptedBy(int index) {
+        connectionsPerShard.incrementAndGet(index);
+        return shards.get(index);
     }
 
     /** The index of {@link #next()}'s shard. */

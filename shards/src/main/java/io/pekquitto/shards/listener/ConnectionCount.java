@@ -6,9 +6,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One listener's open connections against its {@code max-connections}, and the connections it refused
- * for it. The listener takes a place as it accepts ({@link #tryOpen}) on its own thread; whoever ends
- * the connection gives it back ({@link #closed}) on a shard's thread: hence atomics, and a
- * compare-and-set so that two accepts racing for the last place cannot both have it.
+ * for it. The listener takes a place as it accepts ({@link #tryOpen}) on its own thread (with
+ * {@code reuse-port}, on the accepting shard's); whoever ends the connection gives it back
+ * ({@link #closed}) on a shard's thread: hence atomics, and a compare-and-set so that two accepts
+ * racing for the last place cannot both have it.
  */
 public final class ConnectionCount {
     private final ListenerSettings settings;

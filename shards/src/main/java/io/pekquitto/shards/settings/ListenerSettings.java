@@ -17,9 +17,13 @@ import java.util.Set;
  *                         the client ({@code proxy-protocol}); without it a header is refused
  * @param maxConnections   connections this listener serves at once, -1 for no limit ({@code max-connections})
  * @param protocolVersions the MQTT versions a CONNECT may ask for here ({@code protocol-versions})
+ * @param reusePort        whether each shard listens on the port with a socket of its own and serves what it
+ *                         accepts ({@code SO_REUSEPORT}, epoll only), rather than one socket on a thread of
+ *                         the listener's that hands each connection over ({@code reuse-port})
  */
 public record ListenerSettings(String host, int port, Optional<TlsSettings> tls, Optional<WebSocketSettings> websocket,
-                               boolean proxyProtocol, int maxConnections, Set<ProtocolVersion> protocolVersions) {
+                               boolean proxyProtocol, int maxConnections, Set<ProtocolVersion> protocolVersions,
+                               boolean reusePort) {
     public static final int UNLIMITED = -1;
 
     public ListenerSettings {
@@ -32,6 +36,12 @@ public record ListenerSettings(String host, int port, Optional<TlsSettings> tls,
         }
         if (protocolVersions.isEmpty()) throw new IllegalArgumentException("protocol-versions is empty");
         protocolVersions = Set.copyOf(protocolVersions);
+    }
+
+    /** A listener whose port is its own alone (no {@code reuse-port}), as by default. */
+    public ListenerSettings(String host, int port, Optional<TlsSettings> tls, Optional<WebSocketSettings> websocket,
+                            boolean proxyProtocol, int maxConnections, Set<ProtocolVersion> protocolVersions) {
+        this(host, port, tls, websocket, proxyProtocol, maxConnections, protocolVersions, false);
     }
 
     /** A plain TCP listener, or a TLS one, with no limit, every version and no PROXY header. */

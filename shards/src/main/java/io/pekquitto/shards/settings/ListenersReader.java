@@ -41,8 +41,9 @@ final class ListenersReader {
             var proxyProtocol = listener.getBoolean(listenerPath + ".proxy-protocol");
             var maxConnections = listener.getInt(listenerPath + ".max-connections");
             var versions = protocolVersions(listener, listenerPath + ".protocol-versions");
+            var reusePort = listener.getBoolean(listenerPath + ".reuse-port");
             try {
-                listeners.add(new ListenerSettings(host, port, tls, websocket, proxyProtocol, maxConnections, versions));
+                listeners.add(new ListenerSettings(host, port, tls, websocket, proxyProtocol, maxConnections, versions, reusePort));
             } catch (IllegalArgumentException e) {
                 var key = e.getMessage().startsWith("max-connections") ? ".max-connections" : ".port";
                 throw new ConfigurationException(listenerPath + key + ": " + e.getMessage() + " ("

@@ -1,97 +1,47 @@
 package io.pekquitto.shards.transport;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.MaxMessagesRecvByteBufAllocator;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.net.InetSocketAddress;
-import java.util.concurrent.CompletableFuture;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.ObjIntConsumer;
 
 /**
- * One listening socket on an event loop of its own: it accepts connections and hands each, unregistered
- * and unread, to {@code accepted} on that loop's thread; whoever takes it registers it on a shard's loop.
- * Accepted sockets have {@code TCP_NODELAY} and read only when asked.
+ * A listener's listening sockets: they accept connections and hand each, unregistered and unread, to the
+ * listener, which hands it to a shard (registered there on the shard's loop) or refuses it. Accepted sockets
+ * have {@code TCP_NODELAY} and read only when asked.
  */
-public final class Acceptor implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Acceptor.class);
-    /** How long accepting pauses after a failed accept (no file descriptor left, say), as Netty's own bootstrap does. */
-    private static final long PAUSE_AFTER_FAILURE_MS = 1_000;
+public interface Acceptor extends AutoCloseable {
 
-    private final MultiThreadIoEventLoopGroup loop;
-    private final Channel server;
-    private final CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-
-    private Acceptor(InetSocketAddress address, String name, Consumer<AcceptedSocket> accepted) {
-        var kind = SocketKind.chosen();
-        loop = new MultiThreadIoEventLoopGroup(1, runnable -> {
-            var thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        }, kind.handlerFactory());
-        server = kind.newServerChannel();
-        server.config().setOption(ChannelOption.SO_BACKLOG, 1024);
-        server.config().setOption(ChannelOption.SO_REUSEADDR, true);
-        server.pipeline().addLast(new Accepting(accepted));
-        loop.register(server).addListener(registered -> {
-            if (!registered.isSuccess()) {
-                bound.completeExceptionally(registered.cause());
-                return;
-            }
-            server.bind(address).addListener(done -> {
-                if (done.isSuccess()) bound.complete((InetSocketAddress) server.localAddress());
-                else bound.completeExceptionally(done.cause());
-            });
-        });
+    /**
+     * One socket on {@code address}, on an event loop of its own, on a thread named {@code name}: each socket it
+     * accepts goes to {@code accepted} on that thread, and crosses to the thread of the shard that serves it.
+     */
+    static Acceptor listen(InetSocketAddress address, String name, Consumer<AcceptedSocket> accepted) {
+        return new AcceptorThread(address, name, accepted);
     }
 
-    /** Listens on {@code address}, on a thread named {@code name}; {@link #bound()} tells whether it could bind. */
-    public static Acceptor listen(InetSocketAddress address, String name, Consumer<AcceptedSocket> accepted) {
-        return new Acceptor(address, name, accepted);
+    /**
+     * One socket per shard on {@code address} ({@code SO_REUSEPORT}; port 0: the first picks the port, the
+     * others take the same), each on its shard's loop, found by running a task on {@code shardDispatchers}: the
+     * kernel spreads connections over them, and each socket a shard's one accepts goes to {@code accepted} with
+     * the shard's index, on that shard's thread. Only where {@link #canListenOnEachShard()}.
+     */
+    static Acceptor listenOnEachShard(InetSocketAddress address, List<? extends Executor> shardDispatchers,
+                                      ObjIntConsumer<AcceptedSocket> accepted) {
+        return new ShardAcceptors(address, shardDispatchers, accepted);
+    }
+
+    /** Whether {@link #listenOnEachShard} works here: Netty sets {@code SO_REUSEPORT} on its epoll sockets only. */
+    static boolean canListenOnEachShard() {
+        return SocketKind.chosen().sharesPorts();
     }
 
     /** The address bound (the port chosen, if 0 was asked for), or why it could not bind. */
-    public CompletionStage<InetSocketAddress> bound() {
-        return bound;
-    }
+    CompletionStage<InetSocketAddress> bound();
 
-    /** Closes the listening socket; connections accepted before go on. */
+    /** Closes the listening sockets; connections accepted before go on. */
     @Override
-    public void close() {
-        server.close();
-        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-    }
-
-    private static final class Accepting extends ChannelInboundHandlerAdapter {
-        private final Consumer<AcceptedSocket> accepted;
-
-        Accepting(Consumer<AcceptedSocket> accepted) {
-            this.accepted = accepted;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object message) {
-            var socket = (Channel) message;
-            socket.config().setOption(ChannelOption.TCP_NODELAY, true);
-            socket.config().setAutoRead(false);  // until its connection first asks (ChannelTransport.readMore)
-            // One buffer per read, as a connection's chunk: what a connection holds unread stays one buffer,
-            // and a busy socket takes its turn with the shard's others (Netty's default reads up to 16 at once).
-            socket.config().<MaxMessagesRecvByteBufAllocator>getRecvByteBufAllocator().maxMessagesPerRead(1);
-            accepted.accept(new AcceptedSocket(socket));
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable failure) {
-            LOG.warn("{}: accepting paused for {} ms: {}", ctx.channel().localAddress(), PAUSE_AFTER_FAILURE_MS, failure.toString());
-            var config = ctx.channel().config();
-            config.setAutoRead(false);
-            ctx.channel().eventLoop().schedule(() -> config.setAutoRead(true), PAUSE_AFTER_FAILURE_MS, TimeUnit.MILLISECONDS);
-        }
-    }
+    void close();
 }

@@ -54,6 +54,14 @@ public enum SocketKind {
                 : NioIoHandler.newFactory(SelectorProvider.provider(), spinning);
     }
 
+    /**
+     * Whether several listening sockets can share one port ({@code SO_REUSEPORT}, each shard's own): Netty
+     * sets the option on its epoll sockets only.
+     */
+    boolean sharesPorts() {
+        return this == EPOLL;
+    }
+
     ServerChannel newServerChannel() {
         return this == EPOLL ? new EpollServerSocketChannel() : new NioServerSocketChannel();
     }

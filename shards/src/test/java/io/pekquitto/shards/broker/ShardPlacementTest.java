@@ -49,6 +49,17 @@ class ShardPlacementTest {
         assertEquals(2, connections.get(2));
     }
 
+    @Test
+    void aShardThatAcceptedAConnectionItselfServesItAndCountsIt() {
+        // reuse-port: the kernel placed it; the placement's own turn is left as it was.
+        var connections = new AtomicIntegerArray(2);
+        var shards = List.of(shard(), shard());
+        var placement = new ShardPlacement(Placement.ROUND_ROBIN, shards, connections);
+        assertEquals(shards.get(1), placement.acceptedBy(1));
+        assertEquals(1, connections.get(1));
+        assertEquals(0, placement.nextIndex());
+    }
+
     private static ActorRef<ShardMessage> shard() {
         return testKit.<ShardMessage>createTestProbe().getRef();
     }

@@ -233,6 +233,22 @@ class SettingsReaderTest {
     }
 
     @Test
+    void reusePortIsOffUnlessAListenerOrTheDefaultsSayOn() {
+        // Off by default: another broker on the same port with it would take half the connections silently.
+        var listeners = SettingsReader.read(hocon("listeners = [ { port = 1883 }, { port = 1884, reuse-port = true } ]")).listeners();
+        assertEquals(List.of(false, true), listeners.stream().map(ListenerSettings::reusePort).toList());
+        var defaults = SettingsReader.read(hocon("listener-defaults.reuse-port = true\nlisteners = [ { port = 1883 } ]")).listeners();
+        assertTrue(defaults.get(0).reusePort());
+    }
+
+    @Test
+    void badReusePortNamesItsPath() {
+        var message = error(hocon("listeners = [ { port = 1883 }, { port = 1884, reuse-port = sometimes } ]"));
+        assertTrue(message.contains("pekquitto.listeners.1.reuse-port"), message);
+        assertTrue(message.contains(HOCON_FILE + ": 1"), message);
+    }
+
+    @Test
     void noListenerIsRefused() {
         assertEquals("pekquitto.listeners needs at least one listener (" + HOCON_FILE + ": 1)", error(hocon("listeners = []")));
     }

@@ -5,8 +5,11 @@ import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.transport.AcceptedSocket;
 import io.pekquitto.shards.transport.Acceptor;
+import io.pekquitto.shards.transport.SocketKind;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
@@ -17,8 +20,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One listener of any kind (MQTT over TCP or TLS, MQTT over WebSockets, ws or wss): an {@link Acceptor} on a
  * thread of its own, which hands each socket it accepts to a shard (the broker's {@code ShardPlacement}), where it is
- * registered on the shard's event loop with the pipeline of the listener's kind. This actor only tells the
- * broker how the bind went, and closes the listening socket when told.
+ * registered on the shard's event loop with the pipeline of the listener's kind; or, with {@code reuse-port} and
+ * epoll, one listening socket on each shard's loop, whose shard serves what it accepts without a thread between.
+ * This actor only tells the broker how the bind went, and closes the listening sockets when told.
  */
 public final class TcpListener extends AbstractActor {
     private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);
@@ -29,21 +33,24 @@ public final class TcpListener extends AbstractActor {
 
     /** What every connection it accepts carries: the listener's rules. */
     private final Listener served;
-    /** The shard for each new connection, one call per connection (on the acceptor's thread). */
-    private final Supplier<org.apache.pekko.actor.typed.ActorRef<ShardMessage>> placement;
+    /** The shard for each new connection, one call per connection (on the accepting thread). */
+    private final ConnectionPlacement placement;
+    /** Each shard's dispatcher, in shard order: where a {@code reuse-port} listener's sockets are opened. */
+    private final List<? extends Executor> shardDispatchers;
     private final org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker;
     private Optional<ReloadableTls> tls = Optional.empty();
     private Acceptor acceptor;
 
-    public static Props props(Listener listener, Supplier<org.apache.pekko.actor.typed.ActorRef<ShardMessage>> placement,
-                       org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker) {
-        return Props.create(TcpListener.class, () -> new TcpListener(listener, placement, broker));
+    public static Props props(Listener listener, ConnectionPlacement placement, List<? extends Executor> shardDispatchers,
+                              org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker) {
+        return Props.create(TcpListener.class, () -> new TcpListener(listener, placement, shardDispatchers, broker));
     }
 
-    private TcpListener(Listener listener, Supplier<org.apache.pekko.actor.typed.ActorRef<ShardMessage>> placement,
+    private TcpListener(Listener listener, ConnectionPlacement placement, List<? extends Executor> shardDispatchers,
                         org.apache.pekko.actor.typed.ActorRef<ListenerReport> broker) {
         this.served = listener;
         this.placement = placement;
+        this.shardDispatchers = List.copyOf(shardDispatchers);
         this.broker = broker;
     }
 
@@ -57,7 +64,15 @@ public final class TcpListener extends AbstractActor {
         var settings = served.settings();
         var address = new InetSocketAddress(settings.host(), settings.port());
         var readTls = tls;
-        acceptor = Acceptor.listen(address, "pekquitto-listener-" + served.index(), socket -> accepted(socket, readTls));
+        if (settings.reusePort() && Acceptor.canListenOnEachShard()) {
+            acceptor = Acceptor.listenOnEachShard(address, shardDispatchers,
+                    (socket, shard) -> accepted(socket, readTls, () -> placement.acceptedBy(shard)));
+        } else {
+            if (settings.reusePort()) LOG.warn("{}: reuse-port needs the epoll transport, not {}: one acceptor thread hands "
+                    + "connections to the shards", served, SocketKind.chosen());
+            acceptor = Acceptor.listen(address, "pekquitto-listener-" + served.index(),
+                    socket -> accepted(socket, readTls, placement::next));
+        }
         var self = getSelf();
         acceptor.bound().whenComplete((local, failure) ->
                 self.tell(failure == null ? new Bound(local) : new BindFailed(failure), ActorRef.noSender()));
@@ -81,13 +96,15 @@ public final class TcpListener extends AbstractActor {
     }
 
     /**
-     * On the acceptor's thread: a place in {@code max-connections}, or closed before a byte is read and
-     * counted refused by {@link io.pekquitto.shards.listener.ConnectionCount}.
+     * On the accepting thread (the listener's acceptor's, or with {@code reuse-port} the shard's own): a place in
+     * {@code max-connections}, or closed before a byte is read and counted refused by
+     * {@link io.pekquitto.shards.listener.ConnectionCount}.
      */
-    private void accepted(AcceptedSocket socket, Optional<ReloadableTls> readTls) {
+    private void accepted(AcceptedSocket socket, Optional<ReloadableTls> readTls,
+                          Supplier<org.apache.pekko.actor.typed.ActorRef<ShardMessage>> shard) {
         if (served.connections().tryOpen()) {
             // The certificate current now: a reload between two accepts applies from the second.
-            placement.get().tell(new ListenerRequest.Accept(socket, socket.remote(), readTls.map(ReloadableTls::current), served));
+            shard.get().tell(new ListenerRequest.Accept(socket, socket.remote(), readTls.map(ReloadableTls::current), served));
         } else {
             LOG.debug("[{}] refused on {}: max-connections [{}] reached", socket.remote(), served, served.settings().maxConnections());
             socket.refuse();
