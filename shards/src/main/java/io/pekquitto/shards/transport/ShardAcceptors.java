@@ -1,6 +1,7 @@
 package io.pekquitto.shards.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.IoEventLoop;
 import io.netty.channel.epoll.EpollChannelOption;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -43,10 +44,17 @@ final class ShardAcceptors implements Acceptor {
                 bound.completeExceptionally(new IllegalStateException("closed before it was bound"));
                 return;
             }
+            IoEventLoop loop;
+            try {
+                loop = ShardLoops.current();
+            } catch (IllegalStateException notALoop) {  // an embedder's dispatcher of another kind: said at bind
+                bound.completeExceptionally(notALoop);
+                return;
+            }
             var server = Accepting.newServer(socket -> accepted.accept(socket, shard));
             server.config().setOption(EpollChannelOption.SO_REUSEPORT, true);
             servers[shard] = server;
-            ShardLoops.current().register(server).addListener(registered -> {
+            loop.register(server).addListener(registered -> {
                 if (!registered.isSuccess()) {
                     bound.completeExceptionally(registered.cause());
                     return;

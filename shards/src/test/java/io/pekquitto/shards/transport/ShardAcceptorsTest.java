@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -121,5 +122,15 @@ class ShardAcceptorsTest {
                     () -> acceptor.bound().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join());
             assertTrue(String.valueOf(failure.getCause().getMessage()).contains("in use"), failure.getCause().toString());
         }
+    }
+
+    @Test
+    void aShardDispatcherThatIsNoEventLoopFailsTheBindSayingSo() {
+        Executor notALoop = Runnable::run;
+        acceptor = Acceptor.listenOnEachShard(ANY_PORT, List.of(notALoop),
+                (socket, shard) -> accepted.add(new Accepted(shard, Thread.currentThread(), socket)));
+        var failure = assertThrows(CompletionException.class,
+                () -> acceptor.bound().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join());
+        assertTrue(failure.getCause().getMessage().contains("is not an event loop's"), failure.getCause().toString());
     }
 }
