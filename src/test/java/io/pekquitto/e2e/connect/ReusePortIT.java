@@ -1,5 +1,6 @@
 package io.pekquitto.e2e.connect;
 
+import static io.pekquitto.e2e.RawClient.CONNACK;
 import static io.pekquitto.e2e.RawClient.PUBACK;
 import static io.pekquitto.e2e.RawClient.PUBLISH;
 import static io.pekquitto.e2e.RawClient.SUBACK;
@@ -10,19 +11,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.channel.epoll.Epoll;
+import io.pekquitto.auth.tls.TestCertificates;
 import io.pekquitto.e2e.BrokerExtension;
 import io.pekquitto.e2e.BrokerExtension.Overrides;
+import io.pekquitto.e2e.ConnectionLogLines;
 import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.RawClient.Connect;
 import io.pekquitto.e2e.RawClient.Filter;
+import io.pekquitto.e2e.security.SecurityFiles;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,7 +48,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A listener with {@code reuse-port} on a broker of two shards: each shard accepts on a socket of its own, the
  * kernel spreads the clients over them, and they are served as on any listener: a message crosses from a
- * publisher on one shard to a subscriber on the other, and {@code max-connections} counts across both sockets.
+ * publisher on one shard to a subscriber on the other, {@code max-connections} counts across both sockets, and
+ * every kind of listener (PROXY header, WebSocket, TLS) serves with it.
  */
 @Timeout(60)
 class ReusePortIT {
@@ -44,6 +59,8 @@ class ReusePortIT {
 
     @RegisterExtension
     final BrokerExtension broker = BrokerExtension.inProcess(REUSE_PORT);
+    @RegisterExtension
+    final ConnectionLogLines log = new ConnectionLogLines();
     private final List<RawClient> clients = new ArrayList<>();
 
     @BeforeEach
@@ -114,5 +131,54 @@ class ReusePortIT {
         var alone = BrokerSettings.parse("shards = 1\nlisteners = [{host = \"127.0.0.1\", port = " + broker.port() + "}]");
         var refused = assertThrows(IllegalStateException.class, () -> Pekquitto.start(alone).close());
         assertTrue(refused.getMessage().contains("in use"), refused.getMessage());
+    }
+
+    @Test
+    @DisplayName("every kind of listener with reuse-port: PROXY header (in the connection log), WebSocket, TLS")
+    void everyKindOfListenerServesWithReusePort() throws Exception {
+        var certificates = TestCertificates.create(Files.createTempDirectory("pekquitto-reuse-port"));
+        var settings = BrokerSettings.parse("""
+                shards = 2
+                listeners = [
+                  { host = "127.0.0.1", port = 0, reuse-port = true, proxy-protocol = true }
+                  { host = "127.0.0.1", port = 0, reuse-port = true, protocol = websocket }
+                  { host = "127.0.0.1", port = 0, reuse-port = true, tls { cert-file = %s, key-file = %s } }
+                ]
+                """.formatted(SecurityFiles.quoted(certificates.server().certificateFile()),
+                SecurityFiles.quoted(certificates.server().keyFile())));
+        try (var kinds = Pekquitto.start(settings)) {
+            assertServedOnEveryKind(kinds.boundAddresses(), certificates);
+        }
+    }
+
+    private void assertServedOnEveryKind(List<InetSocketAddress> addresses, TestCertificates certificates) throws Exception {
+        var proxied = Names.clientId("proxied");
+        try (var client = RawClient.open(addresses.get(0).getPort())) {
+            var header = "PROXY TCP4 192.0.2.7 198.51.100.1 51234 1883\r\n".getBytes(StandardCharsets.US_ASCII);
+            client.send(header, Connect.of(V5, proxied).bytes());
+            assertEquals(0, client.expect(CONNACK).connAckReason());
+            assertEquals("New client connected from 192.0.2.7:51234 as " + proxied + " (p5, c1, k60).",
+                    log.awaitLine("the connect line", text -> text.startsWith("New client connected") && text.contains(proxied)));
+        }
+
+        var connAck = new CompletableFuture<ByteBuffer>();
+        var webSocket = HttpClient.newHttpClient().newWebSocketBuilder().subprotocols("mqtt")
+                .buildAsync(URI.create("ws://127.0.0.1:" + addresses.get(1).getPort() + "/mqtt"), new WebSocket.Listener() {
+                    @Override
+                    public CompletionStage<?> onBinary(WebSocket socket, ByteBuffer data, boolean last) {
+                        connAck.complete(data);
+                        return null;
+                    }
+                }).get(10, TimeUnit.SECONDS);
+        webSocket.sendBinary(ByteBuffer.wrap(Connect.of(V5, Names.clientId("ws")).bytes()), true);
+        assertEquals(0x20, connAck.get(10, TimeUnit.SECONDS).get(0) & 0xff, "CONNACK over the WebSocket");
+        webSocket.abort();
+
+        var tls = certificates.clientContext(Optional.empty()).getSocketFactory()
+                .createSocket("127.0.0.1", addresses.get(2).getPort());
+        try (var client = RawClient.over(tls)) {
+            client.send(Connect.of(V5, Names.clientId("tls")).bytes());
+            assertEquals(0, client.expect(CONNACK).connAckReason());
+        }
     }
 }
