@@ -20,9 +20,7 @@ import io.pekquitto.shards.settings.SlowSubscriberPolicy;
 import io.pekquitto.shards.stats.ShardStats;
 import java.time.Duration;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 
 /**
  * Every PUBLISH towards the client goes out here, whether it comes straight from the shard, out of the
@@ -62,10 +60,6 @@ final class DeliveryWindow {
     private final MemoryBudget memory;
     /** The bytes waiting for the client's socket now: the session holds them too. */
     private final LongSupplier backlog;
-    /** {@code stats::delivered}, made once: a drain runs per acknowledgement. */
-    private final LongConsumer delivered;
-    /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
-    private final Predicate<Publish> fitsTheClient = this::fits;
     private final boolean throttle;
     private final int congestionHighWater;
     private boolean congested;
@@ -91,11 +85,10 @@ final class DeliveryWindow {
         this.stats = stats;
         this.memory = memory;
         this.backlog = backlog;
-        this.delivered = stats::delivered;
         this.version = version;
         this.receiveMaximum = terms.clientReceiveMaximum();
         this.maximumPacketSize = terms.clientMaximumPacketSize();
-        this.aliases = new OutboundTopicAliases(terms.clientTopicAliasMaximum());
+        this.aliases = OutboundTopicAliases.upTo(terms.clientTopicAliasMaximum(), this::fits);
         this.out = out;
         this.throttle = settings.slowSubscriberPolicy() == SlowSubscriberPolicy.THROTTLE;
         this.congestionHighWater = Math.max(1, settings.maxQueuedMessages() / 2);
@@ -170,7 +163,7 @@ final class DeliveryWindow {
      */
     Congestion drain(long now) {
         session.backlog(backlog.getAsLong());
-        session.drain(receiveMaximum, now, this::send, delivered);
+        session.drain(receiveMaximum, now, this::send, stats.delivered());
         if (session.queuedCount() > congestionHighWater / 2) return Congestion.UNCHANGED;
         if (memory.share() > 0 && session.held() > memory.share() / 4) return Congestion.UNCHANGED;
         gaveUp = false;
@@ -282,7 +275,7 @@ final class DeliveryWindow {
 
     private void send(Publish publish) {
         // The size checked is that of the PUBLISH as sent, Topic Alias included.
-        var toSend = aliases.apply(publish, fitsTheClient);
+        var toSend = aliases.apply(publish);
         if (!fits(toSend)) {
             // Discarded as if delivered [MQTT-3.1.2-25]: its slot is free for the next one.
             if (publish.qos() != QoS.AT_MOST_ONCE) session.abandon(publish.packetId());
