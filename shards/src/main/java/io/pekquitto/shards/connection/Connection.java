@@ -216,10 +216,10 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         nextCheck();
     }
 
-    /** Its one deadline on the shard's queue: the Keep Alive's or the idle check's, whichever comes first. */
+    /** Its one deadline on the shard's queue: the Keep Alive's or the idle check's, whichever comes first; none while parking. */
     private Behavior<Command> nextCheck() {
         long at = Math.min(state.keepAlive.deadline(), parking.nextCheck());
-        if (!closed && at != Long.MAX_VALUE && at != self.deadline()) deadlines.watch(self, at);
+        if (!closed && !parking.isParking() && at != Long.MAX_VALUE && at != self.deadline()) deadlines.watch(self, at);
         return this;
     }
 
