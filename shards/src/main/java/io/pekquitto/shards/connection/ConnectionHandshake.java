@@ -137,7 +137,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
                 new InboundPublish(settings, version, terms.problemInformation(), acl, environment.memory()),
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats(),
-                        environment.memory(), writer::backlog));
+                        environment.memory(), writer));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
         if (phase == Phase.SHUT_DOWN_WHILE_ATTACHING) return connection.end(!environment.outlivesBroker(terms.sessionExpiryInterval()));
