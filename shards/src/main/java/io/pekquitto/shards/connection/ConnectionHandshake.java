@@ -135,7 +135,7 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         var gate = environment.durableAcks() || settings.shards() > 1 ? new OutboundGate(writer, shard, self) : null;
         var state = new Established(transport, writer, gate, version, identity, will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
-                new InboundPublish(settings, version, terms.problemInformation(), acl, environment.memory()),
+                acl, terms.problemInformation(),
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats(),
                         environment.memory(), writer));
         var connection = new Connection(getContext(), timers, environment, shard, self, state, packets);

@@ -62,11 +62,6 @@ final class InboundPublish {
         this.memory = memory;
     }
 
-    /** The client's ACL decisions, resolved at CONNECT; its subscriptions are judged by them too. */
-    ClientAuthorizer acl() {
-        return acl;
-    }
-
     Outcome receive(Publish publish, Session session, long now) {
         String topic = publish.topic();
         var properties = publish.properties();
