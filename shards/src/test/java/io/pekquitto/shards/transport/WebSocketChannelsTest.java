@@ -13,6 +13,7 @@ import io.pekquitto.shards.connection.Transport;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.settings.WebSocketSettings;
+import io.pekquitto.shards.transport.websocket.MqttOverWebSocketFrames;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -187,7 +188,7 @@ class WebSocketChannelsTest {
         assertEquals(1000, close.closeCode());
         peer.send(WebSocketPeer.CLOSE, true, close.payload());
         var closed = assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage());
-        assertEquals(ChannelTransport.TEXT_REFUSED, closed.cause());
+        assertEquals(MqttOverWebSocketFrames.TEXT_REFUSED, closed.cause());
         assertEquals(0, listener.connections().open(), "its place is given back");
     }
 

@@ -11,10 +11,10 @@ import java.util.Set;
 
 /**
  * The handlers of one WebSocket listener's connections, between the socket (or TLS) and the connection's
- * transport: Netty's HTTP codec, the request's aggregation, {@link WebSocketRequests}, and Netty's
- * WebSocket protocol handler, which upgrades the connection (replacing the HTTP codec with the frame
- * codec) and answers pings and the client's close frame. Made once per listener on each shard: what it
- * holds is shared by the listener's connections there.
+ * transport: Netty's HTTP codec, the request's aggregation, {@link WebSocketRequests}, Netty's WebSocket
+ * protocol handler, which upgrades the connection (replacing the HTTP codec with the frame codec) and
+ * answers pings and the client's close frame, and {@link MqttOverWebSocketFrames}. Made once per listener
+ * on each shard: what it holds is shared by the listener's connections there.
  */
 public final class WebSocketUpgrade {
     /**
@@ -46,6 +46,8 @@ public final class WebSocketUpgrade {
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
                         .maxFramePayloadLength(maxFrameSize)
                         .withUTF8Validator(false)  // text frames are refused whatever they hold
+                        // A bad frame is refused by MqttOverWebSocketFrames, whose close frame follows what was written.
+                        .closeOnProtocolViolation(false)
                         .build())
                 .build();
     }
@@ -53,7 +55,7 @@ public final class WebSocketUpgrade {
     /** Adds the handlers to a new connection's pipeline, after the PROXY header's and TLS's, before its transport. */
     public void addTo(ChannelPipeline pipeline) {
         pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(REQUEST_BODY), requests,
-                new WebSocketServerProtocolHandler(protocol));
+                new WebSocketServerProtocolHandler(protocol), new MqttOverWebSocketFrames());
     }
 
     /** Whether a {@code Sec-WebSocket-Protocol} header's list (null if none) names an MQTT subprotocol. */
