@@ -32,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A WebSocket listener's sockets on a shard's loop, over real loopback connections as in
  * {@link ShardChannelsTest}: the HTTP answers before the upgrade, then MQTT bytes in binary frames however
- * the client frames them, one chunk per read asked for, a turn's writes in one frame, and the close.
+ * the client frames them, as they arrive (not once a frame is whole), one chunk per read asked for, a
+ * turn's writes in one frame, and the close.
  */
 class WebSocketChannelsTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
@@ -147,6 +148,20 @@ class WebSocketChannelsTest {
             fragments.append(received().utf8String());
         }
         assertEquals("abcdef", fragments.toString());
+    }
+
+    @Test
+    void aFramesBytesReachTheConnectionAsTheyArriveNotOnceTheFrameIsWhole() throws Exception {
+        upgraded();
+        peer.announce(MAX_FRAME);  // with a mask of zeros: the bytes go as they are
+        var output = client.getOutputStream();
+        output.write(CONNECT_START, 0, 2);
+        output.flush();
+        assertArrayEquals(Arrays.copyOfRange(CONNECT_START, 0, 2), received().toArray(), "before the frame's other 4,094 bytes");
+        output.write(CONNECT_START, 2, 6);
+        output.flush();
+        readMore();
+        assertArrayEquals(Arrays.copyOfRange(CONNECT_START, 2, 8), received().toArray());
     }
 
     @Test

@@ -12,25 +12,23 @@ import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
-import io.netty.handler.codec.http.websocketx.WebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.util.concurrent.PromiseNotifier;
 import io.pekquitto.shards.transport.framing.Framing;
 import io.pekquitto.shards.transport.framing.Refusal;
 
 /**
- * MQTT over a WebSocket (MQTT 5 6.0), between the frames and the connection's transport. Inbound, the MQTT
- * bytes are the contents of binary frames and their continuations, one stream whatever the client's frame
- * bounds; a text message is refused [MQTT-6.0.0-1], as is a malformed frame, each with its close status.
- * Outbound, the writes of one flush (a turn of the shard's loop) go out as one binary frame, and the
- * transport's end of the stream is a close frame. Before the upgrade, bytes pass as they are.
+ * MQTT over a WebSocket (MQTT 5 6.0), between the frames ({@link StreamingFrameDecoder}, Netty's encoder)
+ * and the connection's transport, from the upgrade on. Inbound, the MQTT bytes are a binary message's,
+ * one stream whatever the client's frame bounds (the decoder hands them on as they come); a text message
+ * is refused [MQTT-6.0.0-1], as is a frame that breaks the protocol, each with its close status. Outbound,
+ * the writes of one flush (a turn of the shard's loop) go out as one binary frame, and the transport's end
+ * of the stream is a close frame.
  */
 public final class MqttOverWebSocketFrames extends ChannelDuplexHandler implements Framing {
     /** Why a WebSocket that sent a text frame is closed [MQTT-6.0.0-1]. */
     public static final String TEXT_REFUSED = "a text WebSocket message (MQTT is carried in binary messages only)";
 
     private ChannelHandlerContext context;
-    private boolean upgraded;
     /** The writes since the last flush, sent as one binary frame at the flush; null if none. */
     private ByteBuf held;
     /** The promise of a write that waits for the held frame (an empty write: when the socket took it); null if none. */
@@ -42,6 +40,7 @@ public final class MqttOverWebSocketFrames extends ChannelDuplexHandler implemen
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         context = ctx;
+        ctx.fireUserEventTriggered(this);  // the transport's writes are framed from now on
     }
 
     @Override
@@ -55,26 +54,15 @@ public final class MqttOverWebSocketFrames extends ChannelDuplexHandler implemen
         if (message instanceof TextWebSocketFrame text) {
             text.release();
             refuse(ctx, WebSocketCloseStatus.NORMAL_CLOSURE, TEXT_REFUSED);
-        } else if (message instanceof WebSocketFrame binary) {
-            ctx.fireChannelRead(binary.content());  // a binary frame or a continuation: the bounds mean nothing to MQTT
         } else {
             ctx.fireChannelRead(message);
         }
     }
 
     @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
-            upgraded = true;
-            ctx.fireUserEventTriggered(this);  // the transport's writes are framed from now on
-        }
-        ctx.fireUserEventTriggered(event);
-    }
-
-    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable failure) {
         if (failure instanceof CorruptedWebSocketFrameException bad) {
-            refuse(ctx, bad.closeStatus(), "WebSocket: " + bad.getMessage());
+            refuse(ctx, new WebSocketCloseStatus(bad.closeStatus().code(), bad.getMessage()), "WebSocket: " + bad.getMessage());
         } else {
             ctx.fireExceptionCaught(failure);
         }
@@ -90,7 +78,7 @@ public final class MqttOverWebSocketFrames extends ChannelDuplexHandler implemen
 
     @Override
     public void write(ChannelHandlerContext ctx, Object message, ChannelPromise promise) {
-        if (!upgraded || !(message instanceof ByteBuf bytes)) {
+        if (!(message instanceof ByteBuf bytes)) {
             ctx.write(message, promise);
             return;
         }
