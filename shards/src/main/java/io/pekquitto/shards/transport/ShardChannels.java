@@ -82,7 +82,7 @@ public final class ShardChannels {
         }
         var webSocket = listener.settings().websocket();
         var transport = new ChannelTransport(channel, connection, listener.connections(), this, tlsHandler,
-                tls.map(ListenerTls::certificateNameAsUsername).orElse(false), remote, webSocket.isPresent());
+                tls.map(ListenerTls::certificateNameAsUsername).orElse(false), remote);
         var pipeline = channel.pipeline();
         if (listener.expectsProxyHeader()) {
             pipeline.addLast(new ProxyHeaderStart(), new HAProxyMessageDecoder(PROXY_TLV_BYTES), new ProxyHeaderRead(transport));
