@@ -51,8 +51,8 @@ split_configs() {
   JARS=()
   OPTS=()
   for config in "$@"; do
-    if [[ $config == hivemq || $config == "hivemq "* ]]; then
-      JARS+=(hivemq)  # bench/run-compare.sh's HiveMQ CE column
+    if [[ $config == hivemq || $config == "hivemq "* || $config == netty-floor || $config == "netty-floor "* ]]; then
+      JARS+=("${config%% *}")  # bench/run-compare.sh's HiveMQ CE column, or Netty's floor's (bench/floor/NettyFloor.java)
       if [[ $config == *" "* ]]; then OPTS+=("${config#* }"); else OPTS+=(""); fi
     elif [[ $config == jar=* ]]; then
       jar=${config%% *}

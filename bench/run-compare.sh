@@ -37,6 +37,10 @@
 # Community Edition 2025.5, embedded (bench/hivemq-ce, built on first use; TCP only: not with -t, -w or
 # -p), so that one run compares the three brokers:
 #   bench/run-compare.sh -s fanin-qos1-16k,fanin-qos1-60k -l hivemq,pekquitto -- hivemq "-Dpekquitto.shards=1"
+# A configuration `netty-floor` is a column of bench/floor/NettyFloor.java: the least an MQTT broker on one
+# Netty event loop (epoll) does (CONNACK, PUBACK, PINGRESP, SUBACK, exact-topic forwarding), run from this
+# tree's broker jar, which holds Netty; TCP only, and only the scenarios it can serve (connect-rate, latency):
+#   bench/run-compare.sh -s connect-rate,latency -l floor,pekquitto -- netty-floor "-Dpekquitto.shards=1"
 # One load-generator jar (this tree's bench/target/pekquitto-bench.jar) drives every column.
 # Environment: MOSQUITTO (default /usr/sbin/mosquitto), JAVA (default java).
 # Every broker listens on a free port of 127.0.0.1 only, runs under `timeout`, and is stopped after
@@ -142,7 +146,10 @@ if [[ " ${JARS[*]} " == *" hivemq "* ]]; then
   [ -z "$TLS$WS$PERSIST" ] || fail "the hivemq column is plain TCP without persistence: not with -t, -w or -p"
   [ -d "$HIVEMQ_DIR/target/lib" ] || mvn -B -q -f "$HIVEMQ_DIR/pom.xml" package
 fi
-if [[ " ${JARS[*]} " == *" $BROKER_JAR "* && ! -f $BROKER_JAR ]]; then
+if [[ " ${JARS[*]} " == *" netty-floor "* ]]; then
+  [ -z "$TLS$WS$PERSIST" ] || fail "the netty-floor column is plain TCP without persistence: not with -t, -w or -p"
+fi
+if [[ " ${JARS[*]} " == *" $BROKER_JAR "* || " ${JARS[*]} " == *" netty-floor "* ]] && [ ! -f "$BROKER_JAR" ]; then
   (cd "$ROOT" && mvn -B -q -DskipTests package)
 fi
 command -v jq >/dev/null || { echo "run-compare: jq is needed" >&2; exit 2; }
@@ -222,6 +229,12 @@ start_hivemq() { # port, jvm options (one string), log name
   BROKER_PID=$!
 }
 
+start_netty_floor() { # port, jvm options (one string), log name
+  # shellcheck disable=SC2086  # the options string is split on purpose
+  timeout "$BROKER_TIMEOUT" "$JAVA" $2 -cp "$BROKER_JAR" "$ROOT/bench/floor/NettyFloor.java" "$1" epoll >"$RUN_DIR/$3.log" 2>&1 &
+  BROKER_PID=$!
+}
+
 # The pid whose RSS counts: timeout's child (the broker itself).
 broker_process() {
   local child
@@ -241,6 +254,8 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
     start_mosquitto "$port"
   elif [ "${JARS[$1]}" = hivemq ]; then
     start_hivemq "$port" "$config" "$name"
+  elif [ "${JARS[$1]}" = netty-floor ]; then
+    start_netty_floor "$port" "$config" "$name"
   else
     start_pekquitto "$port" "$config" "${JARS[$1]}" "$name"
   fi
@@ -257,12 +272,18 @@ run_side() { # column index (-1: Mosquitto); writes into $RUN_DIR
   fi
   sleep 1
   local pid; pid=$(broker_process)
-  # Warm-up, discarded: the JIT compiles the hot paths of a JVM broker, QoS 0 and QoS 1 both
-  # (Mosquitto gets the same run).
+  # Warm-up, discarded: the JIT compiles the hot paths of a JVM broker, connects, QoS 0 and QoS 1
+  # (Mosquitto gets the same run). Netty's floor forwards exact topics only: connects and round trips.
   # shellcheck disable=SC2086
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 $BENCH_CLIENT_OPTS >"$RUN_DIR/$name.warmup.out" 2>&1 || true
-  # shellcheck disable=SC2086
-  timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 $BENCH_CLIENT_OPTS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  timeout 60 "$JAVA" -jar "$BENCH_JAR" connect-rate --port "$port" --duration 4 $BENCH_CLIENT_OPTS >"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  if [ "$1" -ge 0 ] && [ "${JARS[$1]}" = netty-floor ]; then
+    timeout 60 "$JAVA" -jar "$BENCH_JAR" latency --port "$port" --messages 5000 >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  else
+    # shellcheck disable=SC2086
+    timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 0 --max-lag 100 --port "$port" --duration 8 $BENCH_CLIENT_OPTS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
+    # shellcheck disable=SC2086
+    timeout 60 "$JAVA" -jar "$BENCH_JAR" fanin --qos 1 --max-lag 50 --port "$port" --duration 5 $BENCH_CLIENT_OPTS >>"$RUN_DIR/$name.warmup.out" 2>&1 || true
+  fi
   for entry in "${SCENARIOS[@]}"; do
     local scenario=${entry%%|*} args=${entry#*|} extra=""
     if [ "$scenario" = connect-rate ]; then extra="--broker-pid $pid"; fi

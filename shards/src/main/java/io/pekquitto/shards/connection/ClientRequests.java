@@ -67,7 +67,7 @@ final class ClientRequests {
 
     /** A PUBLISH: routed and acknowledged, or refused; returns the violation that ends the connection, or null. */
     InboundPublish.Violation publish(Publish publish, Session session, long now) {
-        var outcome = state.inbound.receive(publish, session, now);
+        var outcome = state.inbound(environment).receive(publish, session, now);
         if (outcome instanceof InboundPublish.Accepted accepted && accepted.ack() != null && environment.storeFailing()) {
             refuseWhileStoreFails(accepted.ack());
         } else if (outcome instanceof InboundPublish.Accepted accepted) {
@@ -120,7 +120,7 @@ final class ClientRequests {
      * says so. Either way {@link #disconnect()} is what goes out ({@code why} null: no Reason String).
      */
     boolean closeAfterAcks(ReasonCode reason, String why, boolean publishWillThen) {
-        var properties = why == null ? Properties.NONE : state.inbound.problem(why);
+        var properties = why == null ? Properties.NONE : state.inbound(environment).problem(why);
         disconnect = state.version.hasProperties() ? new Disconnect(reason, properties) : null;
         publishWill = publishWillThen;
         if (closing || stuck || state.gate == null || state.gate.isEmpty()) return true;
@@ -167,7 +167,7 @@ final class ClientRequests {
      */
     private Packet refusal(Packet ack) {
         if (!state.version.hasProperties() || ack instanceof PubAck refused && refused.reason().isError()) return null;
-        var problem = state.inbound.problem(ShardEnvironment.STORE_FAILING);
+        var problem = state.inbound(environment).problem(ShardEnvironment.STORE_FAILING);
         if (ack instanceof PubAck pubAck) return new PubAck(pubAck.packetId(), ReasonCode.QUOTA_EXCEEDED, problem);
         if (!(ack instanceof PubRec pubRec) || pubRec.reason().isError()) return null;
         state.window.session().release(pubRec.packetId());
@@ -176,7 +176,7 @@ final class ClientRequests {
 
     /** PUBCOMP; with a store, once the end of the QoS 2 exchange is written, if the session is kept. */
     void pubRel(PubRel pubRel, Session session) {
-        var pubComp = state.inbound.release(pubRel, session);
+        var pubComp = state.inbound(environment).release(pubRel, session);
         if (session.journal().isKept()) {
             state.gate.afterWrite(pubComp);  // a kept session means a store, and a gate
         } else {
@@ -207,7 +207,7 @@ final class ClientRequests {
 
     /** A SUBSCRIBE: checked, then applied by the shard; returns the violation that ends the connection, or null. */
     SubscribeChecks.Violation subscribe(Subscribe subscribe) {
-        var outcome = SubscribeChecks.check(subscribe, state.version, maxQos, state.inbound.acl()::canSubscribe);
+        var outcome = SubscribeChecks.check(subscribe, state.version, maxQos, state.acl::canSubscribe);
         if (outcome instanceof SubscribeChecks.Violation violation) return violation;
         var checked = (SubscribeChecks.Checked) outcome;
         shard.tell(new ShardRequest.Subscribe(state.clientId(), subscribe.packetId(), checked.reasons(), checked.requests(), self));

@@ -208,10 +208,13 @@ public final class Connection extends AbstractBehavior<Connection.Command> {
         nextCheck();
     }
 
-    /** Its one deadline on the shard's queue: the Keep Alive's, the idle check's or a slow client's check, whichever comes first. */
+    /**
+     * Its one deadline on the shard's queue: the Keep Alive's, the idle check's or a slow client's check,
+     * whichever comes first; none while parking.
+     */
     private Behavior<Command> nextCheck() {
         long at = Math.min(state.keepAlive.deadline(), Math.min(parking.nextCheck(), slow.nextDeadline()));
-        if (!closed && at != Long.MAX_VALUE && at != self.deadline()) deadlines.watch(self, at);
+        if (!closed && !parking.isParking() && at != Long.MAX_VALUE && at != self.deadline()) deadlines.watch(self, at);
         return this;
     }
 

@@ -141,9 +141,9 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         var gate = environment.durableAcks() || settings.shards() > 1 ? new OutboundGate(writer, shard, self) : null;
         var state = new Established(transport, writer, gate, version, identity, will, terms.sessionExpiryInterval(),
                 new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
-                new InboundPublish(settings, version, terms.problemInformation(), acl, environment.memory()),
+                acl, terms.problemInformation(),
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats(),
-                        environment.memory(), writer::backlog));
+                        environment.memory(), writer));
         var connection = new Connection(getContext(), environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
         if (phase == Phase.SHUT_DOWN_WHILE_ATTACHING) return connection.end(!environment.outlivesBroker(terms.sessionExpiryInterval()));

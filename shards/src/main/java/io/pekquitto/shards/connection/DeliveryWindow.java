@@ -20,9 +20,6 @@ import io.pekquitto.shards.settings.SlowSubscriberPolicy;
 import io.pekquitto.shards.stats.ShardStats;
 import java.time.Duration;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
-import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 
 /**
  * Every PUBLISH towards the client goes out here, whether it comes straight from the shard, out of the
@@ -48,6 +45,12 @@ final class DeliveryWindow {
      */
     static final Duration STALL_TIMEOUT = Duration.ofMillis(20);
 
+    /** The bytes waiting for the client's socket now ({@link PacketWriter} tells them: no function made per connection). */
+    @FunctionalInterface
+    interface Backlog {
+        long backlog();
+    }
+
     /** A change of this client's congestion that the shard must hear of. */
     enum Congestion { UNCHANGED, CONGESTED, RELIEVED }
 
@@ -61,11 +64,7 @@ final class DeliveryWindow {
     private final ShardStats stats;
     private final MemoryBudget memory;
     /** The bytes waiting for the client's socket now: the session holds them too. */
-    private final LongSupplier backlog;
-    /** {@code stats::delivered}, made once: a drain runs per acknowledgement. */
-    private final LongConsumer delivered;
-    /** {@link #fits}, allocated once: it is asked for every PUBLISH. */
-    private final Predicate<Publish> fitsTheClient = this::fits;
+    private final Backlog backlog;
     private final boolean throttle;
     private final int congestionHighWater;
     private boolean congested;
@@ -86,16 +85,15 @@ final class DeliveryWindow {
      * @param backlog the bytes waiting for the client's socket ({@link PacketWriter#backlog()})
      */
     DeliveryWindow(Session session, ConnectNegotiation.Terms terms, ProtocolVersion version, BrokerSettings settings,
-                   Consumer<Packet> out, ShardStats stats, MemoryBudget memory, LongSupplier backlog) {
+                   Consumer<Packet> out, ShardStats stats, MemoryBudget memory, Backlog backlog) {
         this.session = session;
         this.stats = stats;
         this.memory = memory;
         this.backlog = backlog;
-        this.delivered = stats::delivered;
         this.version = version;
         this.receiveMaximum = terms.clientReceiveMaximum();
         this.maximumPacketSize = terms.clientMaximumPacketSize();
-        this.aliases = new OutboundTopicAliases(terms.clientTopicAliasMaximum());
+        this.aliases = OutboundTopicAliases.upTo(terms.clientTopicAliasMaximum(), this::fits);
         this.out = out;
         this.throttle = settings.slowSubscriberPolicy() == SlowSubscriberPolicy.THROTTLE;
         this.congestionHighWater = Math.max(1, settings.maxQueuedMessages() / 2);
@@ -152,7 +150,7 @@ final class DeliveryWindow {
      * a QoS 0 one is never dropped for the socket's backlog nor the memory budget, as a live one would be.
      */
     Congestion deliverRetained(Message message, long now) {
-        long outboundBacklog = backlog.getAsLong();
+        long outboundBacklog = backlog.backlog();
         if (message.qos() != QoS.AT_MOST_ONCE || message.isExpired(now)) return deliver(message, now, outboundBacklog);
         session.backlog(outboundBacklog);
         stats.delivered(now - message.receivedAt());
@@ -169,8 +167,8 @@ final class DeliveryWindow {
      * limit and what the client holds to a quarter of its share.
      */
     Congestion drain(long now) {
-        session.backlog(backlog.getAsLong());
-        session.drain(receiveMaximum, now, this::send, delivered);
+        session.backlog(backlog.backlog());
+        session.drain(receiveMaximum, now, this::send, stats.delivered());
         if (session.queuedCount() > congestionHighWater / 2) return Congestion.UNCHANGED;
         if (memory.share() > 0 && session.held() > memory.share() / 4) return Congestion.UNCHANGED;
         gaveUp = false;
@@ -179,7 +177,7 @@ final class DeliveryWindow {
 
     /** The bytes waiting for the socket now, which the session counts as its client's. */
     void accountBacklog() {
-        session.backlog(backlog.getAsLong());
+        session.backlog(backlog.backlog());
     }
 
     /** The session resumes on this connection: its unacknowledged messages again, then its queue. */
@@ -282,7 +280,7 @@ final class DeliveryWindow {
 
     private void send(Publish publish) {
         // The size checked is that of the PUBLISH as sent, Topic Alias included.
-        var toSend = aliases.apply(publish, fitsTheClient);
+        var toSend = aliases.apply(publish);
         if (!fits(toSend)) {
             // Discarded as if delivered [MQTT-3.1.2-25]: its slot is free for the next one.
             if (publish.qos() != QoS.AT_MOST_ONCE) session.abandon(publish.packetId());

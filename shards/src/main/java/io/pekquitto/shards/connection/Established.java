@@ -1,5 +1,6 @@
 package io.pekquitto.shards.connection;
 
+import io.pekquitto.auth.ClientAuthorizer;
 import io.pekquitto.auth.ClientIdentity;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.Will;
@@ -26,12 +27,17 @@ public final class Established {
     /** As negotiated, or as a DISCONNECT changed it. */
     long sessionExpiryInterval;
     final KeepAlive keepAlive;
-    final InboundPublish inbound;
+    /** The client's ACL decisions, resolved at CONNECT ({@link io.pekquitto.auth.Authorizer#forClient}). */
+    final ClientAuthorizer acl;
+    /** Whether the client asked for Reason Strings (Request Problem Information, 3.1.2.11.7). */
+    final boolean problemInformation;
     final DeliveryWindow window;
+    /** The rules of the client's PUBLISHes, made at its first: an idle client sends none, and they cost 40 bytes. */
+    private InboundPublish inbound;
 
     Established(Transport transport, PacketWriter writer, OutboundGate gate, ProtocolVersion version,
                 ClientIdentity identity, Optional<Will> will, long sessionExpiryInterval,
-                KeepAlive keepAlive, InboundPublish inbound, DeliveryWindow window) {
+                KeepAlive keepAlive, ClientAuthorizer acl, boolean problemInformation, DeliveryWindow window) {
         this.transport = transport;
         this.writer = writer;
         this.gate = gate;
@@ -40,8 +46,15 @@ public final class Established {
         this.will = will;
         this.sessionExpiryInterval = sessionExpiryInterval;
         this.keepAlive = keepAlive;
-        this.inbound = inbound;
+        this.acl = acl;
+        this.problemInformation = problemInformation;
         this.window = window;
+    }
+
+    /** The rules of the client's PUBLISHes (and of the Reason Strings it gets), made at the first use. */
+    InboundPublish inbound(ShardEnvironment environment) {
+        if (inbound == null) inbound = new InboundPublish(environment.settings(), version, problemInformation, acl, environment.memory());
+        return inbound;
     }
 
     /** Nothing in flight either way, nothing queued, held, half read or unwritten: the connection may park. */

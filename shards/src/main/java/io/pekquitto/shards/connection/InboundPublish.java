@@ -42,7 +42,8 @@ final class InboundPublish {
     private final BrokerSettings settings;
     private final ProtocolVersion version;
     private final boolean problemInformation;
-    private final InboundTopicAliases topicAliases;
+    /** Made at the first PUBLISH with a Topic Alias: most clients never send one, and an idle connection pays for it. */
+    private InboundTopicAliases topicAliases;
     private final ClientAuthorizer acl;
     private final MemoryBudget memory;
 
@@ -59,12 +60,6 @@ final class InboundPublish {
         this.problemInformation = problemInformation;
         this.acl = acl;
         this.memory = memory;
-        this.topicAliases = new InboundTopicAliases(version.hasProperties() ? settings.topicAliasMaximum() : 0);
-    }
-
-    /** The client's ACL decisions, resolved at CONNECT; its subscriptions are judged by them too. */
-    ClientAuthorizer acl() {
-        return acl;
     }
 
     Outcome receive(Publish publish, Session session, long now) {
@@ -76,6 +71,7 @@ final class InboundPublish {
             }
             var alias = properties.topicAlias();
             if (alias.isPresent()) {
+                if (topicAliases == null) topicAliases = new InboundTopicAliases(settings.topicAliasMaximum());
                 if (!topicAliases.isInRange(alias.get())) return new Violation(ReasonCode.TOPIC_ALIAS_INVALID, "topic alias out of range");
                 if (topic.isEmpty()) {
                     topic = topicAliases.resolve(alias.get());

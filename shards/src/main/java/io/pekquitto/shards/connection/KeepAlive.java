@@ -8,27 +8,32 @@ import java.time.Duration;
  * PINGREQ. Times are the broker's nanosecond clock, passed in.
  */
 final class KeepAlive {
-    private final long limitNanos;
+    /** Seconds, not the limit in nanoseconds: an int keeps each connection's KeepAlive at 24 bytes, not 32. */
+    private final int seconds;
     private long lastPacket;
 
     /** @param keepAliveSeconds the negotiated Keep Alive (the Server Keep Alive if one was sent) */
     KeepAlive(int keepAliveSeconds, long now) {
-        this.limitNanos = keepAliveSeconds * 1_500_000_000L;
+        this.seconds = keepAliveSeconds;
         this.lastPacket = now;
     }
 
     boolean isEnabled() {
-        return limitNanos > 0;
+        return seconds > 0;
+    }
+
+    private long limitNanos() {
+        return seconds * 1_500_000_000L;
     }
 
     /** One and a half times the Keep Alive: the first check is due this long after CONNECT. */
     Duration limit() {
-        return Duration.ofNanos(limitNanos);
+        return Duration.ofNanos(limitNanos());
     }
 
     /** When the client will have been silent for too long, or {@link Long#MAX_VALUE} if the check is off. */
     long deadline() {
-        return isEnabled() ? lastPacket + limitNanos : Long.MAX_VALUE;
+        return isEnabled() ? lastPacket + limitNanos() : Long.MAX_VALUE;
     }
 
     void packetReceived(long now) {
@@ -37,6 +42,6 @@ final class KeepAlive {
 
     /** How long until the client has been silent for too long; zero or less means it has. */
     Duration untilExpiry(long now) {
-        return Duration.ofNanos(limitNanos - (now - lastPacket));
+        return Duration.ofNanos(limitNanos() - (now - lastPacket));
     }
 }

@@ -15,20 +15,31 @@ import java.util.function.Predicate;
  * connection only ([MQTT-3.3.2-7]).
  */
 final class OutboundTopicAliases {
+    /** A client that takes no aliases (a Topic Alias Maximum of 0, or MQTT 3.1.1): one for all, as idle ones are most. */
+    private static final OutboundTopicAliases NONE = new OutboundTopicAliases(0, publish -> true);
+
     private final int maximum;
+    /** Whether a PUBLISH fits the client's Maximum Packet Size. */
+    private final Predicate<Publish> fits;
     /** Empty and shared until the first alias: most clients never get one. */
     private Map<String, Integer> aliases = Map.of();
 
-    OutboundTopicAliases(int maximum) {
+    OutboundTopicAliases(int maximum, Predicate<Publish> fits) {
         this.maximum = maximum;
+        this.fits = fits;
+    }
+
+    /** Aliases for a client that takes up to {@code maximum}; {@code fits} tells whether a PUBLISH fits it. */
+    static OutboundTopicAliases upTo(int maximum, Predicate<Publish> fits) {
+        return maximum == 0 ? NONE : new OutboundTopicAliases(maximum, fits);
     }
 
     /**
      * The PUBLISH to send: unchanged, establishing an alias, or using one. An alias is established only
-     * by a PUBLISH that still {@code fits} (the client's Maximum Packet Size): the Topic Alias property
-     * makes it larger than the plain one.
+     * by a PUBLISH that still fits (the client's Maximum Packet Size): the Topic Alias property makes it
+     * larger than the plain one.
      */
-    Publish apply(Publish publish, Predicate<Publish> fits) {
+    Publish apply(Publish publish) {
         if (maximum == 0) return publish;
         var alias = aliases.get(publish.topic());
         if (alias != null) {

@@ -16,7 +16,7 @@ import org.apache.pekko.util.ByteString;
  * head followed by the payload itself, the one array every subscriber's copy shares: the transport
  * copies it once, into the socket's buffer.
  */
-final class PacketWriter implements Consumer<Packet> {
+final class PacketWriter implements Consumer<Packet>, DeliveryWindow.Backlog {
     /** From this size on a payload is shared rather than copied into each encoded PUBLISH. */
     static final int SHARED_PAYLOAD = 1024;
 
@@ -67,7 +67,8 @@ final class PacketWriter implements Consumer<Packet> {
     }
 
     /** Bytes written but not yet handed to the socket: the measure of a client that does not read. */
-    long backlog() {
+    @Override
+    public long backlog() {
         return transport.bufferedBytes() + corkedBytes.size();
     }
 

@@ -22,6 +22,8 @@ final class Parking {
     private long lastActivity;
     /** When the idle check is due, or {@link Long#MAX_VALUE} with parking off. */
     private long checkAt = Long.MAX_VALUE;
+    /** Between the idle check that starts a park and the {@link Connection.ParkNow} that ends it. */
+    private boolean parking;
     private boolean parked;
 
     Parking(ParkingSettings settings, LongSupplier clock, ConnectionRef self, ActorRef<Connection.Command> actor,
@@ -60,6 +62,7 @@ final class Parking {
             checkAt = now + grace.toNanos();
         } else {
             checkAt = Long.MAX_VALUE;  // until the park is called off
+            parking = true;
             self.hold();  // from now on, what is told waits in the ref; ParkNow comes after all told before
             actor.tell(Connection.ParkNow.INSTANCE);
         }
@@ -71,6 +74,7 @@ final class Parking {
      * order, and returns false.
      */
     boolean parkNow(Established state, boolean closed, boolean quiet) {
+        parking = false;
         var toldMeanwhile = self.endHold();
         if (closed || !toldMeanwhile.isEmpty() || !quiet) {
             toldMeanwhile.forEach(actor::tell);  // no park: handled by the actor, in order
@@ -81,6 +85,15 @@ final class Parking {
         shard.tell(new ShardRequest.Parked(self));
         parked = true;
         return true;
+    }
+
+    /**
+     * Whether a park has started and {@link Connection.ParkNow} not come yet: the actor queues no deadline meanwhile.
+     * The shard queues a parked one's Keep Alive itself (a second entry cost each parked connection 24 bytes), and
+     * a park called off queues the actor's next check then.
+     */
+    boolean isParking() {
+        return parking;
     }
 
     /** Whether the actor stopped because it parked: the socket stays open, in the ref's state. */

@@ -23,13 +23,24 @@ final class InflightMessages {
     /** A sent message; {@code released} once PUBREC came and PUBREL went out; {@code seq} its journal's, or 0. */
     record Outgoing(Message message, boolean released, long seq) {}
 
+    /**
+     * What every session has in flight until its first QoS 1/2 message: an idle client's session pays for none. Never
+     * changed: {@link #start} and {@link #restore} put a message in flight in a new one.
+     */
+    static final InflightMessages NONE = new InflightMessages();
+
     /** Shared and empty until the first: a broker holds many idle sessions. Kept once made. */
     private Map<Integer, Outgoing> byPacketId = Collections.emptyMap();
     /** Their payloads' bytes. */
     private long payload;
     private int next = 1;
 
-    /** Puts a message in flight under a new packet identifier, which it returns. */
+    /** What a message is put in flight in: this, or a new one in place of {@link #NONE}. */
+    InflightMessages orNew() {
+        return this == NONE ? new InflightMessages() : this;
+    }
+
+    /** Puts a message in flight under a new packet identifier, which it returns; not in {@link #NONE} ({@link #orNew}). */
     int start(Message message, long seq) {
         int packetId = allocate();
         put(packetId, new Outgoing(message, false, seq));
@@ -45,12 +56,13 @@ final class InflightMessages {
         throw new IllegalStateException("all 65535 packet identifiers are in use");
     }
 
-    /** A message recovered from the store, in flight under the packet identifier it had. */
+    /** A message recovered from the store, in flight under the packet identifier it had; not in {@link #NONE}. */
     void restore(int packetId, Message message, boolean released, long seq) {
         put(packetId, new Outgoing(message, released, seq));
     }
 
     private void put(int packetId, Outgoing outgoing) {
+        if (this == NONE) throw new IllegalStateException("NONE is every idle session's: put in flight in orNew()");
         if (byPacketId == Collections.<Integer, Outgoing>emptyMap()) byPacketId = new LinkedHashMap<>();
         byPacketId.put(packetId, outgoing);
         payload += outgoing.message().payload().length();

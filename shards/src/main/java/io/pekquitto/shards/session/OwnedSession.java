@@ -12,7 +12,8 @@ import java.util.Map;
 final class OwnedSession<C> {
     final String clientId;
     long token;
-    final Map<String, SubscriptionEntry> subscriptions = new HashMap<>();
+    /** Null until its first subscription: an idle client's session may never have one, and an empty map costs 48 bytes. */
+    private Map<String, SubscriptionEntry> subscriptions;
     /** Held here; while attached, its connection uses it too (on the same thread). */
     Session session;
     C connection;
@@ -35,6 +36,17 @@ final class OwnedSession<C> {
         this.clientId = clientId;
         this.token = token;
         this.session = session;
+    }
+
+    /** Its subscriptions, to read (empty and shared while it has none). */
+    Map<String, SubscriptionEntry> subscriptions() {
+        return subscriptions == null ? Map.of() : subscriptions;
+    }
+
+    /** Its subscriptions, to change in place. */
+    Map<String, SubscriptionEntry> changeableSubscriptions() {
+        if (subscriptions == null) subscriptions = new HashMap<>();
+        return subscriptions;
     }
 
     boolean isAttached() {

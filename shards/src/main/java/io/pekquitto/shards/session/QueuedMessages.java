@@ -29,6 +29,12 @@ final class QueuedMessages {
         long qos0DropBefore;
     }
 
+    /**
+     * The queue of every session that has queued nothing yet: an idle client's session pays for none (docs/connections.md,
+     * Parking). Never changed: {@link #add} and {@link #spill} make a queue of the session's own.
+     */
+    static final QueuedMessages NONE = new QueuedMessages();
+
     // Null until used: a broker holds many idle sessions (docs/connections.md, Parking).
     private ArrayDeque<Queued> inMemory;
     /** Payload bytes of every queued message, in memory and spilled. */
@@ -69,19 +75,24 @@ final class QueuedMessages {
         return spilled() > 0 || inMemorySize() >= window;
     }
 
-    void add(Message message, long seq) {
+    /** Queues a message in memory; returns the queue that holds it: this, or a new one in place of {@link #NONE}. */
+    QueuedMessages add(Message message, long seq) {
+        if (this == NONE) return new QueuedMessages().add(message, seq);
         if (inMemory == null) inMemory = new ArrayDeque<>(2);
         inMemory.add(new Queued(message, seq));
         bytes += message.payload().length();
         heapPayload += message.payload().length();
+        return this;
     }
 
-    /** A message journaled under {@code seq} waits there alone. */
-    void spill(Message message, long seq) {
+    /** A message journaled under {@code seq} waits there alone; returns the queue that counts it, as {@link #add} does. */
+    QueuedMessages spill(Message message, long seq) {
+        if (this == NONE) return new QueuedMessages().spill(message, seq);
         if (spilled == null) spilled = new Spilled();
         spilled.from = spilled.count == 0 ? seq : Math.min(spilled.from, seq);
         spilled.count++;
         bytes += message.payload().length();
+        return this;
     }
 
     /** The next message in memory, or null; see {@link #needsReading}. */

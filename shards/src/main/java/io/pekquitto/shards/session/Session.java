@@ -43,10 +43,10 @@ public final class Session {
     final boolean queueQos0Messages;
     final long maxQueuedBytes;
 
-    /** Messages not yet sent, oldest first. */
-    final QueuedMessages queue = new QueuedMessages();
-    /** Sent QoS 1/2 messages awaiting PUBACK / PUBREC / PUBCOMP. */
-    final InflightMessages inflight = new InflightMessages();
+    /** Messages not yet sent, oldest first; shared and empty until the first ({@link QueuedMessages#NONE}). */
+    QueuedMessages queue = QueuedMessages.NONE;
+    /** Sent QoS 1/2 messages awaiting PUBACK / PUBREC / PUBCOMP; shared and empty until the first. */
+    InflightMessages inflight = InflightMessages.NONE;
     /** Incoming QoS 2 packet identifiers delivered onwards and awaiting PUBREL (4.3.3, method B); shared and empty until the first. */
     Set<Integer> awaitingPubRel = Collections.emptySet();
     long droppedMessages;
@@ -214,9 +214,9 @@ public final class Session {
         // QoS 0 is journaled for a client offline (it is kept for it) or past the window (the queue's order).
         long seq = qos0 ? (kept != null && (offline || spill) ? kept.journal(clientId, message) : 0) : seqOf(message);
         if (spill) {
-            queue.spill(message, seq);
+            queue = queue.spill(message, seq);
         } else {
-            queue.add(message, seq);
+            queue = queue.add(message, seq);
             account();
         }
         return Queueing.QUEUED;
@@ -294,7 +294,7 @@ public final class Session {
     }
 
     private Publish startFlight(Message message, long seq, long now) {
-        int packetId = inflight.start(message, seq);
+        int packetId = (inflight = inflight.orNew()).start(message, seq);
         // Only QoS 2 needs its packet identifier back after a crash: the client may hold it awaiting PUBREL.
         if (seq != 0 && kept != null && message.qos() == QoS.EXACTLY_ONCE) kept.journal.inFlight(clientId, seq, packetId, false);
         return message.toPublish(packetId, false, now);
@@ -433,11 +433,11 @@ public final class Session {
     public void restore(long seq, Message message, int packetId, boolean released) {
         if (kept != null) kept.nextSeq = Math.max(kept.nextSeq, seq + 1);
         if (packetId != 0) {
-            inflight.restore(packetId, message, released, seq);
+            (inflight = inflight.orNew()).restore(packetId, message, released, seq);
         } else if (kept != null && (queue.mustSpill(kept.window()) || !mayTake(message.payload().length() + MemoryBudget.MESSAGE_OVERHEAD))) {
-            queue.spill(message, seq);  // read back as the queue drains
+            queue = queue.spill(message, seq);  // read back as the queue drains
         } else {
-            queue.add(message, seq);
+            queue = queue.add(message, seq);
         }
         account();
     }

@@ -21,7 +21,7 @@ public record SessionCensus(int sessions, int offline, long subscriptions, long 
         for (var owned : held) {
             sessions++;
             if (owned.connection == null) offline++;
-            subscriptions += owned.subscriptions.size();
+            subscriptions += owned.subscriptions().size();
             queued += owned.session.queuedCount() + owned.session.inflightCount();
         }
         return new SessionCensus(sessions, offline, subscriptions, queued, expired, droppedOffline);

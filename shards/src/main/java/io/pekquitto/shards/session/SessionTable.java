@@ -184,7 +184,7 @@ final class SessionTable<C> {
         var session = owned.session;
         if (owned.sessionExpiryInterval > 0 && journal.isKept()) {
             session.journalTo(journal);
-            journal.session(owned.clientId, owned.sessionExpiryInterval, owned.subscriptions, offlineSince);
+            journal.session(owned.clientId, owned.sessionExpiryInterval, owned.subscriptions(), offlineSince);
         } else if (session.journal().isKept()) {
             journal.ended(owned.clientId);
             session.journalTo(SessionJournal.NONE);
@@ -230,7 +230,7 @@ final class SessionTable<C> {
         if (migrated.session().journal().isKept()) migrated.session().journalTo(journal);  // this shard writes it now
         migrated.session().memoryTo(memory);  // and holds it
         var owned = new OwnedSession<C>(clientId, token, migrated.session());
-        owned.subscriptions.putAll(migrated.subscriptions());
+        if (!migrated.subscriptions().isEmpty()) owned.changeableSubscriptions().putAll(migrated.subscriptions());
         owned.sessionExpiryInterval = migrated.sessionExpiryInterval();
         owned.expiresAt = migrated.expiresAt();
         owned.pendingWill = migrated.will().orElse(null);
@@ -335,13 +335,13 @@ final class SessionTable<C> {
         }
         boolean local = next.shard() == self;
         if (!local) {
-            unindex(owned.clientId, owned.subscriptions);
+            unindex(owned.clientId, owned.subscriptions());
             owned.session.leaveMemory();  // the next shard's budget counts it
         }
-        var migrated = new MigratedSession(owned.session, owned.subscriptions, owned.sessionExpiryInterval,
+        var migrated = new MigratedSession(owned.session, owned.subscriptions(), owned.sessionExpiryInterval,
                 owned.expiresAt, Optional.ofNullable(owned.pendingWill), local);
         var moving = crossing.leaving(next.shard(), migrated, now);  // portable to another node
-        int indexedOn = local || owned.subscriptions.isEmpty() ? SessionTransfer.NOWHERE : self;  // routes it until peers cut over
+        int indexedOn = local || owned.subscriptions().isEmpty() ? SessionTransfer.NOWHERE : self;  // routes it until peers cut over
         effects.transfer(next.shard(), new Handover(owned.clientId, next.token(), Optional.of(moving), indexedOn));
     }
 
@@ -367,7 +367,7 @@ final class SessionTable<C> {
      * ended before the delay, 3.1.3.2.2), and messages of shared subscriptions go to other members.
      */
     private void discard(OwnedSession<C> owned, long now) {
-        unindex(owned.clientId, owned.subscriptions);
+        unindex(owned.clientId, owned.subscriptions());
         endRest(owned.clientId, owned.session, Optional.ofNullable(owned.pendingWill), now);
     }
 

@@ -440,7 +440,7 @@ public final class Sessions<C> {
     /** The subscriptions of the client's session held here (changed in place by SUBSCRIBE), or null. */
     public Map<String, SubscriptionEntry> subscriptionsOf(String clientId) {
         var owned = table.get(clientId);
-        return owned == null ? null : owned.subscriptions;
+        return owned == null ? null : owned.changeableSubscriptions();
     }
 
     /** The subscriptions of a session held here were changed in place: a persistent session is written again. */

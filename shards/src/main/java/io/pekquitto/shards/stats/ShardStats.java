@@ -1,5 +1,7 @@
 package io.pekquitto.shards.stats;
 
+import java.util.function.LongConsumer;
+
 /**
  * What one shard counts as it works, for {@code $SYS} and the metrics: packets and bytes in and out,
  * PUBLISHes in and out, messages dropped, congestions given up. The shard and its connections share it
@@ -20,6 +22,8 @@ public final class ShardStats {
     private long publishDropped;
     private long congestionTimeouts;
     private long connects;
+    /** {@link #delivered}, made once for the shard's connections, which hand it on per acknowledgement. */
+    private final LongConsumer delivered = this::delivered;
 
     public ShardStats(LatencyObserver latency) {
         this.latency = latency;
@@ -52,6 +56,9 @@ public final class ShardStats {
 
     /** A message first sent to a client {@code nanos} after the broker received it. */
     public void delivered(long nanos) { latency.publishToDelivery(nanos); }
+
+    /** {@link #delivered(long)} as a function, the same one every time. */
+    public LongConsumer delivered() { return delivered; }
 
     /** A CONNACK (success) sent {@code nanos} after the connection was accepted. */
     public void connected(long nanos) {

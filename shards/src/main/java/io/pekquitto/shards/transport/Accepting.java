@@ -1,5 +1,6 @@
 package io.pekquitto.shards.transport;
 
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -19,6 +20,12 @@ final class Accepting extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(Accepting.class);
     /** How long accepting pauses after a failed accept (no file descriptor left, say), as Netty's own bootstrap does. */
     private static final long PAUSE_AFTER_FAILURE_MS = 1_000;
+    /**
+     * One buffer per read, as a connection's chunk: what a connection holds unread stays one buffer, and a busy
+     * socket takes its turn with the shard's others (Netty's default reads up to 16 at once). One for every
+     * socket: each socket's handle sizes its own buffers, and an allocator per socket cost each idle one 32 bytes.
+     */
+    private static final MaxMessagesRecvByteBufAllocator ONE_BUFFER_PER_READ = new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1);
 
     private final Consumer<AcceptedSocket> accepted;
 
@@ -40,9 +47,7 @@ final class Accepting extends ChannelInboundHandlerAdapter {
         var socket = (Channel) message;
         socket.config().setOption(ChannelOption.TCP_NODELAY, true);
         socket.config().setAutoRead(false);  // until its connection first asks (ChannelTransport.readMore)
-        // One buffer per read, as a connection's chunk: what a connection holds unread stays one buffer,
-        // and a busy socket takes its turn with the shard's others (Netty's default reads up to 16 at once).
-        socket.config().<MaxMessagesRecvByteBufAllocator>getRecvByteBufAllocator().maxMessagesPerRead(1);
+        socket.config().setRecvByteBufAllocator(ONE_BUFFER_PER_READ);
         accepted.accept(new AcceptedSocket(socket));
     }
 

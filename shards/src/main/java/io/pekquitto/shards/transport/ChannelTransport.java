@@ -10,13 +10,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.haproxy.HAProxyMessage;
-import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
-import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
-import io.netty.handler.codec.http.websocketx.WebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.internal.SystemPropertyUtil;
@@ -25,6 +18,8 @@ import io.pekquitto.shards.connection.Connection;
 import io.pekquitto.shards.connection.ConnectionRef;
 import io.pekquitto.shards.connection.Transport;
 import io.pekquitto.shards.listener.ConnectionCount;
+import io.pekquitto.shards.transport.framing.Framing;
+import io.pekquitto.shards.transport.framing.Refusal;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
@@ -41,9 +36,9 @@ import org.apache.pekko.util.ByteString;
  * connection keeps asking, which it does before the loop polls again, so a read costs no {@code epoll_ctl};
  * a read that comes before the connection asked is held, and the socket leaves the poll until it asks.
  * Writes of one turn of the loop go out
- * in one flush, queued behind the turn. Over a WebSocket the MQTT bytes are the binary frames' contents,
- * however the client framed them (MQTT 5 6.0), and a turn's writes go out as one binary frame. Every
- * method runs on the shard's thread, which the connection actor shares: nothing here is synchronized.
+ * in one flush, queued behind the turn; a handler before this one may frame them ({@link Framing}: a
+ * WebSocket's). Every method runs on the shard's thread, which the connection actor shares: nothing here
+ * is synchronized.
  */
 final class ChannelTransport extends ChannelInboundHandlerAdapter implements Transport, Runnable {
     /** How long a closing socket keeps reading what the client still sends before it is cut. */
@@ -54,9 +49,6 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
      * nothing would otherwise keep those bytes in the heap, and its socket open, for ever.
      */
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-
-    /** Why a WebSocket that sent a text frame is closed [MQTT-6.0.0-1]. */
-    static final String TEXT_REFUSED = "a text WebSocket message (MQTT is carried in binary messages only)";
 
     /** What Netty's outbound buffer counts per queued write beyond its bytes (its own setting, read the same way). */
     private static final int ENTRY_OVERHEAD = SystemPropertyUtil.getInt("io.netty.transport.outboundBufferEntrySizeOverhead", 96);
@@ -69,19 +61,15 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     /** TLS on this socket, or null. */
     private final SslHandler tls;
     private final boolean certificateNameAsUsername;
-    /** MQTT over WebSockets: the bytes travel in binary frames, after an HTTP upgrade. */
-    private final boolean webSocket;
-    /** The WebSocket upgrade is done: frames from now on (the HTTP requests before it are answered ahead of this handler). */
-    private boolean upgraded;
-    /** A WebSocket's writes since the last flush, which sends them as one binary frame. */
-    private ByteString held = ByteString.emptyByteString();
+    /** The handler that frames the writes from now on (a WebSocket's, once upgraded), or null. */
+    private Framing framing;
     /** The client's address: the socket's peer, until a PROXY header names another. */
     private InetSocketAddress remote;
     /** The buffers of the read under way, copied out as one chunk at its end; null if none. */
     private CompositeByteBuf received;
     /**
-     * Writes since the last flush: without TLS, entries not yet flushed in Netty's outbound buffer; their
-     * bytes, held above that buffer by TLS or the WebSocket frame until the flush.
+     * Writes since the last flush: without TLS or framing, entries not yet flushed in Netty's outbound buffer;
+     * their bytes, held above that buffer by TLS or the framing until the flush.
      */
     private int unflushedWrites;
     private long unflushedBytes;
@@ -98,7 +86,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     private String cause;
 
     ChannelTransport(Channel channel, ConnectionRef connection, ConnectionCount listenerCount, ShardChannels shard,
-                     SslHandler tls, boolean certificateNameAsUsername, InetSocketAddress remote, boolean webSocket) {
+                     SslHandler tls, boolean certificateNameAsUsername, InetSocketAddress remote) {
         this.channel = channel;
         this.connection = connection;
         this.listenerCount = listenerCount;
@@ -106,7 +94,6 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         this.tls = tls;
         this.certificateNameAsUsername = certificateNameAsUsername;
         this.remote = remote;
-        this.webSocket = webSocket;
     }
 
     // ---- Transport, for the connection
@@ -116,12 +103,8 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         assert channel.eventLoop().inEventLoop() : "written off its shard's thread";
         if (closed || closeRequested) return;
         unflushedBytes += bytes.size();
-        if (webSocket) {
-            held = held.concat(bytes);
-        } else {
-            unflushedWrites++;
-            channel.write(directCopy(bytes), channel.voidPromise());
-        }
+        unflushedWrites++;
+        channel.write(directCopy(bytes), channel.voidPromise());
         queueFlush();
     }
 
@@ -141,12 +124,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
     private void flush() {
         unflushedWrites = 0;
         unflushedBytes = 0;
-        if (closed) return;
-        if (!held.isEmpty()) {
-            channel.write(new BinaryWebSocketFrame(directCopy(held)), channel.voidPromise());
-            held = ByteString.emptyByteString();
-        }
-        channel.flush();
+        if (!closed) channel.flush();
     }
 
     @Override
@@ -172,8 +150,8 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         flush();
         // After the last write (a WebSocket's close frame, TLS's close_notify): our side of the stream ends
         // (FIN), the client's may go on for a while, read and dropped, until it closes or LINGER is over; a
-        // WebSocket client's close frame in answer to ours ends it at once (Netty's protocol handler).
-        ChannelFuture closeFrame = upgraded ? channel.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.NORMAL_CLOSURE)) : null;
+        // WebSocket client's close frame in answer to ours ends it at once.
+        ChannelFuture closeFrame = framing != null ? framing.end() : null;
         ChannelFuture lastWrite = tls != null ? tls.closeOutbound()
                 : closeFrame != null ? closeFrame : channel.writeAndFlush(Unpooled.EMPTY_BUFFER);
         lastWrite.addListener(written -> {
@@ -209,7 +187,6 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
             connection.tell(Connection.WritesTaken.INSTANCE);
             return;
         }
-        if (!held.isEmpty()) flush();  // the frame goes first: the empty write's promise follows it
         takenWanted = true;
         unflushedWrites++;
         channel.write(Unpooled.EMPTY_BUFFER).addListener(taken -> {
@@ -225,9 +202,10 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (out == null) return 0;
         // Netty counts each queued write's overhead too: the measure of a slow reader is its bytes only
         // (with a WebSocket's frame headers, a few bytes per flush).
-        int entries = out.size() + (tls == null ? unflushedWrites : 0);
+        boolean heldUntilFlush = tls != null || framing != null;
+        int entries = out.size() + (heldUntilFlush ? 0 : unflushedWrites);
         long queued = Math.max(0, out.totalPendingWriteBytes() - (long) ENTRY_OVERHEAD * entries);
-        return queued + (tls == null && !webSocket ? 0 : unflushedBytes);
+        return queued + (heldUntilFlush ? unflushedBytes : 0);
     }
 
     @Override
@@ -250,14 +228,7 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
-        if (message instanceof TextWebSocketFrame text) {
-            text.release();
-            if (cause == null) cause = TEXT_REFUSED;
-            close();  // what follows, a text message's continuation frames included, is dropped
-            return;
-        }
-        // Binary frames and their continuation frames: their bounds mean nothing to MQTT.
-        var bytes = message instanceof WebSocketFrame frame ? frame.content() : (ByteBuf) message;
+        var bytes = (ByteBuf) message;
         if (closeRequested || !bytes.isReadable()) {
             bytes.release();
             return;
@@ -291,15 +262,18 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess() && cause == null) {
             cause = "TLS: " + Failures.message(handshake.cause());
         }
-        if (event instanceof WebSocketServerProtocolHandler.HandshakeComplete) upgraded = true;
+        if (event instanceof Framing framed) framing = framed;
+        if (event instanceof Refusal refusal) {
+            if (cause == null) cause = refusal.cause();
+            close();  // what the client sends after it is dropped
+        }
         ctx.fireUserEventTriggered(event);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable failure) {
         if (cause == null) cause = Failures.describe(failure);
-        // A bad WebSocket frame: Netty's decoder has written the close frame that says why, and closes after it.
-        if (!(failure instanceof CorruptedWebSocketFrameException)) abort();
+        abort();
     }
 
     @Override
@@ -341,7 +315,6 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
         if (closed) return;
         closed = true;
         dropReceived();
-        held = ByteString.emptyByteString();
         listenerCount.closed();
         shard.forget(this);
         channel.close();

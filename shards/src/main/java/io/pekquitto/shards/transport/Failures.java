@@ -2,7 +2,6 @@ package io.pekquitto.shards.transport;
 
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.haproxy.HAProxyProtocolException;
-import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import java.io.IOException;
 import javax.net.ssl.SSLException;
 
@@ -14,7 +13,6 @@ final class Failures {
         var cause = failure instanceof DecoderException && failure.getCause() != null ? failure.getCause() : failure;
         if (cause instanceof HAProxyProtocolException) return "PROXY protocol: " + message(cause);
         if (cause instanceof SSLException) return "TLS: " + message(cause);
-        if (cause instanceof CorruptedWebSocketFrameException) return "WebSocket: " + message(cause);
         if (cause instanceof IOException) return message(cause);
         return cause.toString();
     }

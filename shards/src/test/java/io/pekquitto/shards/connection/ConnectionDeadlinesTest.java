@@ -24,7 +24,7 @@ class ConnectionDeadlinesTest {
     private static ConnectionRef parked(int keepAliveSeconds, long lastPacket) {
         var connection = new ConnectionRef(ref -> {});
         connection.park(new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
-                new KeepAlive(keepAliveSeconds, lastPacket), null, null));
+                new KeepAlive(keepAliveSeconds, lastPacket), null, false, null));
         return connection;
     }
 
@@ -64,7 +64,7 @@ class ConnectionDeadlinesTest {
             deadlines.add(connection);
             connection.resumed(null);
             connection.park(new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
-                    new KeepAlive(3600, i), null, null));
+                    new KeepAlive(3600, i), null, false, null));
         }
         assertTrue(deadlines.size() <= 128, "stale entries are swept: " + deadlines.size());
     }

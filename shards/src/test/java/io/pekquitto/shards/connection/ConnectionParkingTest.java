@@ -215,6 +215,15 @@ class ConnectionParkingTest {
     }
 
     @Test
+    void aConnectionLeavesItsKeepAliveToTheShardAsItParks() {  // one entry on the shard's queue per parked connection
+        connect(SETTINGS, 40);
+        clock.advance(GRACE);
+        expectParked();
+        assertEquals(List.of(), environment.deadlines().due(connection.parked().keepAliveDeadline()),
+                "the actor queued none as it parked: the shard queues a parked one's Keep Alive (ParkedConnections)");
+    }
+
+    @Test
     void aParkedConnectionIsTakenOverLikeALiveOne() {  // [MQTT-3.1.4-3]
         connect(SETTINGS, 600);
         clock.advance(GRACE);

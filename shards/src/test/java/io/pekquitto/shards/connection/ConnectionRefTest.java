@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class ConnectionRefTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
     private static final Established PARKED = new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
-            new KeepAlive(60, 0), null, null);
+            new KeepAlive(60, 0), null, false, null);
 
     private final List<ConnectionRef> resumeRequests = new ArrayList<>();
     private final ConnectionRef connection = new ConnectionRef(resumeRequests::add);

@@ -2,6 +2,7 @@ package io.pekquitto.shards.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.protocol.Binary;
@@ -33,6 +34,20 @@ class SessionTest {
         session.drain(2, 0, sent::add);
         assertEquals(3, sent.size());
         assertEquals("m2", ((Publish) sent.get(2)).payload().asUtf8());
+    }
+
+    @Test
+    void aSessionHasAQueueAndMessagesInFlightOfItsOwnFromItsFirstMessageOnly() {  // an idle client's pays for neither
+        var idle = new Session("idle", 3, false);
+        assertSame(QueuedMessages.NONE, idle.queue);
+        assertSame(InflightMessages.NONE, idle.inflight);
+        session.enqueue(message("queued", QoS.AT_LEAST_ONCE), true);
+        session.drain(1, 0, sent::add);
+        session.enqueue(message("after", QoS.AT_LEAST_ONCE), false);
+        assertEquals(1, session.inflightCount());
+        assertEquals(1, session.queuedCount());
+        assertEquals(0, idle.inflightCount() + idle.queuedCount(), "the shared empty ones stay empty");
+        assertEquals(0, QueuedMessages.NONE.size() + InflightMessages.NONE.size());
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.pekquitto.shards.connection.Transport;
 import io.pekquitto.shards.listener.Listener;
 import io.pekquitto.shards.settings.ListenerSettings;
 import io.pekquitto.shards.settings.WebSocketSettings;
+import io.pekquitto.shards.transport.websocket.MqttOverWebSocketFrames;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A WebSocket listener's sockets on a shard's loop, over real loopback connections as in
  * {@link ShardChannelsTest}: the HTTP answers before the upgrade, then MQTT bytes in binary frames however
- * the client frames them, one chunk per read asked for, a turn's writes in one frame, and the close.
+ * the client frames them, as they arrive (not once a frame is whole), one chunk per read asked for, a
+ * turn's writes in one frame, and the close.
  */
 class WebSocketChannelsTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
@@ -149,6 +151,20 @@ class WebSocketChannelsTest {
     }
 
     @Test
+    void aFramesBytesReachTheConnectionAsTheyArriveNotOnceTheFrameIsWhole() throws Exception {
+        upgraded();
+        peer.announce(MAX_FRAME);  // with a mask of zeros: the bytes go as they are
+        var output = client.getOutputStream();
+        output.write(CONNECT_START, 0, 2);
+        output.flush();
+        assertArrayEquals(Arrays.copyOfRange(CONNECT_START, 0, 2), received().toArray(), "before the frame's other 4,094 bytes");
+        output.write(CONNECT_START, 2, 6);
+        output.flush();
+        readMore();
+        assertArrayEquals(Arrays.copyOfRange(CONNECT_START, 2, 8), received().toArray());
+    }
+
+    @Test
     void aTurnsWritesGoOutAsOneBinaryFrameCountedAsBufferedUntilTheirFlush() throws Exception {
         upgraded();
         long buffered = onLoop(() -> {
@@ -187,7 +203,7 @@ class WebSocketChannelsTest {
         assertEquals(1000, close.closeCode());
         peer.send(WebSocketPeer.CLOSE, true, close.payload());
         var closed = assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage());
-        assertEquals(ChannelTransport.TEXT_REFUSED, closed.cause());
+        assertEquals(MqttOverWebSocketFrames.TEXT_REFUSED, closed.cause());
         assertEquals(0, listener.connections().open(), "its place is given back");
     }
 

@@ -15,24 +15,34 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocketHandshakeException;
+import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker13;
+import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
+import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.pekquitto.shards.settings.WebSocketSettings;
 import java.nio.charset.StandardCharsets;
 
 /**
- * What a WebSocket listener answers to an HTTP request before Netty's WebSocket handshake sees it: on
- * its path, a WebSocket upgrade asking for an MQTT subprotocol goes on to the handshake (and this
- * handler leaves the pipeline), a request without an upgrade gets 426 and one without such a
- * subprotocol 400; elsewhere the status page's files, if the listener serves them, and 404 for anything
- * else. Stateless: one per listener on each shard, shared by the listener's connections there.
+ * What a WebSocket listener answers to an HTTP request: on its path, a WebSocket upgrade (RFC 6455 version
+ * 13) asking for an MQTT subprotocol gets Netty's handshake, then the frames are read by a
+ * {@link StreamingFrameDecoder} in place of Netty's decoder and this handler's place goes to
+ * {@link MqttOverWebSocketFrames}; a request without an upgrade gets 426, one of another version 426 with
+ * the version it may ask for, one without such a subprotocol or with a bad handshake 400; elsewhere the
+ * status page's files, if the listener serves them, and 404 for anything else. Stateless: one per listener
+ * on each shard, shared by the listener's connections there.
  */
 @ChannelHandler.Sharable
 final class WebSocketRequests extends ChannelInboundHandlerAdapter {
     private final WebSocketSettings settings;
     private final StatusPage statusPage;
+    /** The largest frame a client may send ({@code max-packet-size}). */
+    private final int maxFrameSize;
 
-    WebSocketRequests(WebSocketSettings settings) {
+    WebSocketRequests(WebSocketSettings settings, int maxFrameSize) {
         this.settings = settings;
         this.statusPage = new StatusPage(settings.path());
+        this.maxFrameSize = maxFrameSize;
     }
 
     @Override
@@ -68,10 +78,32 @@ final class WebSocketRequests extends ChannelInboundHandlerAdapter {
         } else if (!WebSocketUpgrade.asksForMqtt(request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL))) {
             answer(ctx, request, error(HttpResponseStatus.BAD_REQUEST,
                     "MQTT over WebSockets needs the subprotocol mqtt (Sec-WebSocket-Protocol)"), true);
+        } else if (!request.headers().contains(HttpHeaderNames.SEC_WEBSOCKET_VERSION, WebSocketVersion.V13.toHttpHeaderValue(), true)) {
+            request.release();
+            WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
         } else {
-            ctx.pipeline().remove(this);
-            ctx.fireChannelRead(request);  // to Netty's handshake, which picks the subprotocol the same way
+            handshake(ctx, request);
         }
+    }
+
+    /**
+     * Netty's handshake answers 101 with the subprotocol, picked as {@link WebSocketUpgrade#asksForMqtt} does, and
+     * puts its frame encoder and decoder in place of the HTTP codec: the decoder is replaced at once, before
+     * any frame can reach it.
+     */
+    private void handshake(ChannelHandlerContext ctx, FullHttpRequest request) {
+        var handshaker = new WebSocketServerHandshaker13(settings.path(), String.join(",", WebSocketUpgrade.SUBPROTOCOLS),
+                false, maxFrameSize);
+        try {
+            handshaker.handshake(ctx.channel(), request);
+        } catch (WebSocketHandshakeException e) {  // no key, not a GET
+            answer(ctx, request, error(HttpResponseStatus.BAD_REQUEST, e.getMessage()), false);
+            return;
+        }
+        request.release();
+        var pipeline = ctx.pipeline();
+        pipeline.replace(WebSocketFrameDecoder.class, "websocket-frames", new StreamingFrameDecoder(maxFrameSize));
+        pipeline.replace(this, "mqtt-over-websocket", new MqttOverWebSocketFrames());
     }
 
     /** Answers {@code request}; the connection stays open for the next if the client keeps it alive and {@code keepOpen}. */

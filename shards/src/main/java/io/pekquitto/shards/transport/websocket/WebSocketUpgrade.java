@@ -3,18 +3,15 @@ package io.pekquitto.shards.transport.websocket;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.pekquitto.shards.settings.WebSocketSettings;
 import java.util.Set;
 
 /**
  * The handlers of one WebSocket listener's connections, between the socket (or TLS) and the connection's
- * transport: Netty's HTTP codec, the request's aggregation, {@link WebSocketRequests}, and Netty's
- * WebSocket protocol handler, which upgrades the connection (replacing the HTTP codec with the frame
- * codec) and answers pings and the client's close frame. Made once per listener on each shard: what it
- * holds is shared by the listener's connections there.
+ * transport: Netty's HTTP codec, the request's aggregation and {@link WebSocketRequests}, which answers
+ * the requests and upgrades the connection (its frames read by {@link StreamingFrameDecoder}, written by
+ * Netty's encoder, MQTT's bytes carried by {@link MqttOverWebSocketFrames}). Made once per listener on each
+ * shard: what it holds is shared by the listener's connections there.
  */
 public final class WebSocketUpgrade {
     /**
@@ -27,33 +24,19 @@ public final class WebSocketUpgrade {
     private static final int REQUEST_BODY = 1024;
 
     private final WebSocketRequests requests;
-    private final WebSocketServerProtocolConfig protocol;
 
     /**
-     * @param maxFrameSize the largest frame a client may send ({@code max-packet-size}): Netty's decoder holds
-     *                     a frame whole before its bytes reach the connection, and one MQTT packet of the
-     *                     largest size fits in one frame, as clients send them
+     * @param maxFrameSize the largest frame a client may send ({@code max-packet-size}): one MQTT packet of the
+     *                     largest size fits in one frame, as clients send them; its bytes reach the
+     *                     connection as they come, whatever the frame's size
      */
     public WebSocketUpgrade(WebSocketSettings settings, int maxFrameSize) {
-        this.requests = new WebSocketRequests(settings);
-        this.protocol = WebSocketServerProtocolConfig.newBuilder()
-                .websocketPath(settings.path())
-                .checkStartsWith(true)  // the path was checked without its query by WebSocketRequests
-                .subprotocols(String.join(",", SUBPROTOCOLS))
-                // The transport writes its own close frame after its last bytes; a close passes straight
-                // through, so that an abort resets at once.
-                .sendCloseFrame(null)
-                .decoderConfig(WebSocketDecoderConfig.newBuilder()
-                        .maxFramePayloadLength(maxFrameSize)
-                        .withUTF8Validator(false)  // text frames are refused whatever they hold
-                        .build())
-                .build();
+        this.requests = new WebSocketRequests(settings, maxFrameSize);
     }
 
     /** Adds the handlers to a new connection's pipeline, after the PROXY header's and TLS's, before its transport. */
     public void addTo(ChannelPipeline pipeline) {
-        pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(REQUEST_BODY), requests,
-                new WebSocketServerProtocolHandler(protocol));
+        pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(REQUEST_BODY), requests);
     }
 
     /** Whether a {@code Sec-WebSocket-Protocol} header's list (null if none) names an MQTT subprotocol. */
