@@ -278,6 +278,9 @@ final class ChannelTransport extends ChannelInboundHandlerAdapter implements Tra
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        // What the client sent before it closed (a last read held for want of demand, or Netty's reads up to the
+        // end of the stream) reaches the connection first: its last PUBLISHes and its DISCONNECT count.
+        if (received != null && !closed && !closeRequested) tellReceived();
         closed(cause != null ? cause : closeRequested ? "closed" : "closed by the client");
     }
 

@@ -130,6 +130,19 @@ class ShardChannelsTest {
     }
 
     @Test
+    void whatTheClientSentBeforeItClosedReachesTheConnectionBeforeTheClose() throws Exception {
+        connect(false);
+        send(CONNECT_START);
+        assertEquals(CONNECT_START, readMore());  // the socket is polled from now on
+        var last = ByteString.fromString("its last PUBLISHes and its DISCONNECT");
+        send(last);  // nobody asked: held
+        client.close();
+        assertEquals(last, assertInstanceOf(Connection.BytesReceived.class, connection.receiveMessage()).bytes(),
+                "not dropped with the socket");
+        assertInstanceOf(Connection.TransportClosed.class, connection.receiveMessage());
+    }
+
+    @Test
     void writesOfOneTurnCountAsBufferedUntilTheirFlushAndReachTheClientInOrder() throws Exception {
         connect(false);
         long buffered = onLoop(() -> {
