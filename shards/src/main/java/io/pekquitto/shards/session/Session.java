@@ -37,11 +37,9 @@ public final class Session {
     /** The Session Expiry Interval that means "never" (3.1.2.11.2). */
     public static final long NEVER_EXPIRES = 0xFFFF_FFFFL;
 
-    // Package-private: SessionExport reads them and SessionImport sets them, when the session changes nodes.
     private final String clientId;
-    final int maxQueuedMessages;
-    final boolean queueQos0Messages;
-    final long maxQueuedBytes;
+    /** Its queue's limits, one for all of a shard's sessions (16 bytes less per client); SessionExport reads them. */
+    final PortableSession.Limits limits;
 
     /** Messages not yet sent, oldest first; shared and empty until the first ({@link QueuedMessages#NONE}). */
     QueuedMessages queue = QueuedMessages.NONE;
@@ -60,20 +58,22 @@ public final class Session {
     private long held;
 
     public Session(String clientId, int maxQueuedMessages, boolean queueQos0Messages) {
-        this(clientId, maxQueuedMessages, 0, queueQos0Messages, MemoryBudget.NONE);
+        this(clientId, new PortableSession.Limits(maxQueuedMessages, 0, queueQos0Messages), MemoryBudget.NONE);
+    }
+
+    public Session(String clientId, int maxQueuedMessages, long maxQueuedBytes, boolean queueQos0Messages,
+                   MemoryBudget memory) {
+        this(clientId, new PortableSession.Limits(maxQueuedMessages, maxQueuedBytes, queueQos0Messages), memory);
     }
 
     /**
-     * @param maxQueuedBytes payload bytes the queue may hold, in the heap and the journal, 0 for no limit
-     *                       ({@code max-queued-bytes} set to a size)
-     * @param memory         the budget of the shard that holds the session
+     * @param limits what its queue may hold: messages, payload bytes (in the heap and the journal, 0 for no
+     *               limit: {@code max-queued-bytes} set to a size) and whether QoS 0 messages are queued offline
+     * @param memory the budget of the shard that holds the session
      */
-    public Session(String clientId, int maxQueuedMessages, long maxQueuedBytes, boolean queueQos0Messages,
-                   MemoryBudget memory) {
+    public Session(String clientId, PortableSession.Limits limits, MemoryBudget memory) {
         this.clientId = clientId;
-        this.maxQueuedMessages = maxQueuedMessages;
-        this.maxQueuedBytes = maxQueuedBytes;
-        this.queueQos0Messages = queueQos0Messages;
+        this.limits = limits;
         this.memory = memory;
     }
 
@@ -191,10 +191,10 @@ public final class Session {
      */
     public Queueing offer(Message message, boolean offline, boolean overLimit) {
         boolean qos0 = message.qos() == QoS.AT_MOST_ONCE;
-        if (offline && qos0 && !queueQos0Messages) return Queueing.FULL;
+        if (offline && qos0 && !limits.queueQos0Messages()) return Queueing.FULL;
         int size = message.payload().length();
-        boolean full = queue.size() >= maxQueuedMessages
-                || (maxQueuedBytes > 0 && queue.bytes() + size > maxQueuedBytes);
+        boolean full = queue.size() >= limits.maxQueuedMessages()
+                || (limits.maxQueuedBytes() > 0 && queue.bytes() + size > limits.maxQueuedBytes());
         if (full && !overLimit) {
             droppedMessages++;
             forget(takeRouted(message), false);  // journaled only if it was routed to the connection
@@ -373,7 +373,7 @@ public final class Session {
 
     /** Drops QoS 0 messages from the queue: they are not kept for an offline client unless configured. */
     public void dropQueuedQos0() {
-        if (queueQos0Messages) return;
+        if (limits.queueQos0Messages()) return;
         queue.removeIf(queued -> queued.message().qos() == QoS.AT_MOST_ONCE, dropped -> forget(dropped.seq(), false));
         // Those in the journal alone go as they are read back; until then they count towards the limits.
         if (kept != null) queue.dropSpilledQos0Before(kept.nextSeq);
@@ -413,7 +413,7 @@ public final class Session {
         for (var queued : queue.inMemory()) forget(queued.seq(), false);
         if (kept != null && queue.spilled() > 0) kept.journal.removedFrom(clientId, queue.spillFrom(), kept.nextSeq);
         for (var outgoing : inflight.all()) forget(outgoing.seq(), outgoing.message().qos() == QoS.EXACTLY_ONCE);
-        var fresh = new Session(clientId, maxQueuedMessages, maxQueuedBytes, queueQos0Messages, memory);
+        var fresh = new Session(clientId, limits, memory);
         leaveMemory();
         if (kept == null) return fresh;
         kept.forgetRouted(clientId);

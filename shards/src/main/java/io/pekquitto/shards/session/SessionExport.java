@@ -31,7 +31,7 @@ public final class SessionExport {
                 inFlight.add(new PortableSession.InFlight(packetId, outgoing.message(), outgoing.released())));
         var queued = new ArrayList<Message>(session.queuedCount());
         for (var waiting : session.queue.inMemory()) queued.add(waiting.message());
-        var limits = new PortableSession.Limits(session.maxQueuedMessages, session.maxQueuedBytes, session.queueQos0Messages);
+        var limits = session.limits;
         var expiresIn = moving.sessionExpiryInterval() == Session.NEVER_EXPIRES
                 ? Optional.<Duration>empty() : Optional.of(Duration.ofNanos(moving.expiresAt() - now));
         var will = moving.will().map(pending -> new PortableSession.Will(pending.message(),

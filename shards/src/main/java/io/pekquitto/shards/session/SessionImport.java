@@ -21,7 +21,7 @@ public final class SessionImport {
     public static MigratedSession rebuild(PortableSession portable, SessionJournal journal, MemoryBudget memory, long now) {
         var clientId = portable.clientId();
         var limits = portable.limits();
-        var session = new Session(clientId, limits.maxQueuedMessages(), limits.maxQueuedBytes(), limits.queueQos0Messages(), memory);
+        var session = new Session(clientId, limits, memory);
         long expiresAt = portable.expiresIn().map(left -> now + left.toNanos()).orElse(Long.MAX_VALUE);
         var will = portable.will().map(w -> new PendingWill(w.message(), now - w.endedAgo().toNanos(), now + w.dueIn().toNanos()));
         if (journal.isKept()) {

@@ -16,6 +16,7 @@ import io.pekquitto.shards.routes.RetainedMessages;
 import io.pekquitto.shards.routes.TopicRoutes;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.session.PendingWill;
+import io.pekquitto.shards.session.PortableSession;
 import io.pekquitto.shards.session.ReleaseDraining;
 import io.pekquitto.shards.session.Session;
 import io.pekquitto.shards.session.SessionEffect;
@@ -65,6 +66,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 public final class Shard extends AbstractBehavior<ShardMessage> {
 
     private final BrokerSettings settings;
+    /** One for every session it makes: what their queues may hold. */
+    private final PortableSession.Limits sessionLimits;
     private final TimerScheduler<ShardMessage> timers;
     /** Spawns the connection actors: for sockets, in-process clients and resumed parks. */
     private final ShardConnections connections;
@@ -115,6 +118,8 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         super(context);
         this.stats = stats;
         this.settings = settings;
+        this.sessionLimits = new PortableSession.Limits(settings.maxQueuedMessages(), settings.maxQueuedBytes(),
+                settings.queueQos0Messages());
         var self = context.getSelf();  // told from the writer's thread
         boolean writeBehind = settings.store().durability() == Durability.FSYNC;
         this.persistence = new ShardPersistence(store, storeHealth, clock, System::currentTimeMillis, this::scheduleFlush,
@@ -202,8 +207,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     }
 
     private Session newSession(String clientId) {
-        return new Session(clientId, settings.maxQueuedMessages(), settings.maxQueuedBytes(), settings.queueQos0Messages(),
-                environment.memory());
+        return new Session(clientId, sessionLimits, environment.memory());
     }
 
     // ---- connections
