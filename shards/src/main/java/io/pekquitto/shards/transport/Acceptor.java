@@ -30,7 +30,16 @@ public interface Acceptor extends AutoCloseable {
      */
     static Acceptor listenOnEachShard(InetSocketAddress address, List<? extends Executor> shardDispatchers,
                                       ObjIntConsumer<AcceptedSocket> accepted) {
-        return new ShardAcceptors(address, shardDispatchers, accepted);
+        return new ShardAcceptors(address, shardDispatchers, accepted, true);
+    }
+
+    /**
+     * One socket on {@code address} on the loop of the one shard there is, found by running a task on
+     * {@code shardDispatcher}: it serves what it accepts on the thread that accepted it, as {@link
+     * #listenOnEachShard} does, with any transport and no {@code SO_REUSEPORT}.
+     */
+    static Acceptor listenOnTheShard(InetSocketAddress address, Executor shardDispatcher, Consumer<AcceptedSocket> accepted) {
+        return new ShardAcceptors(address, List.of(shardDispatcher), (socket, shard) -> accepted.accept(socket), false);
     }
 
     /** Whether {@link #listenOnEachShard} works here: Netty sets {@code SO_REUSEPORT} on its epoll sockets only. */

@@ -20,16 +20,21 @@ import java.util.function.ObjIntConsumer;
 final class ShardAcceptors implements Acceptor {
     private final List<? extends Executor> shardDispatchers;
     private final ObjIntConsumer<AcceptedSocket> accepted;
+    /** Whether the sockets share the port ({@code SO_REUSEPORT}); a single shard's does not need to. */
+    private final boolean reusePort;
     /** Shard {@code i}'s socket, set and read on shard {@code i}'s loop only. */
     private final Channel[] servers;
     private final CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
     private volatile boolean closed;
 
-    ShardAcceptors(InetSocketAddress address, List<? extends Executor> shardDispatchers, ObjIntConsumer<AcceptedSocket> accepted) {
-        if (!SocketKind.chosen().sharesPorts()) throw new IllegalStateException("SO_REUSEPORT needs the epoll transport");
+    ShardAcceptors(InetSocketAddress address, List<? extends Executor> shardDispatchers, ObjIntConsumer<AcceptedSocket> accepted,
+                   boolean reusePort) {
+        if (reusePort && !SocketKind.chosen().sharesPorts()) throw new IllegalStateException("SO_REUSEPORT needs the epoll transport");
         if (shardDispatchers.isEmpty()) throw new IllegalArgumentException("no shard to listen on");
+        if (!reusePort && shardDispatchers.size() > 1) throw new IllegalArgumentException("shards share a port only with SO_REUSEPORT");
         this.shardDispatchers = List.copyOf(shardDispatchers);
         this.accepted = accepted;
+        this.reusePort = reusePort;
         this.servers = new Channel[shardDispatchers.size()];
         bindOn(0, address);
     }
@@ -52,7 +57,7 @@ final class ShardAcceptors implements Acceptor {
                 return;
             }
             var server = Accepting.newServer(socket -> accepted.accept(socket, shard));
-            server.config().setOption(EpollChannelOption.SO_REUSEPORT, true);
+            if (reusePort) server.config().setOption(EpollChannelOption.SO_REUSEPORT, true);
             servers[shard] = server;
             loop.register(server).addListener(registered -> {
                 if (!registered.isSuccess()) {

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code reuse-port}'s sockets over real loopback connections: one listening socket per shard on one port, each
  * on a loop that stands for its shard's; the kernel spreads connections over them, each accepted on its shard's
- * thread. Needs epoll (Linux), as the setting does.
+ * thread. Needs epoll (Linux), as the setting does. Also the one shard's socket of a broker with one shard.
  */
 class ShardAcceptorsTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress("127.0.0.1", 0);
@@ -121,6 +121,34 @@ class ShardAcceptorsTest {
             var failure = assertThrows(CompletionException.class,
                     () -> acceptor.bound().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join());
             assertTrue(String.valueOf(failure.getCause().getMessage()).contains("in use"), failure.getCause().toString());
+        }
+    }
+
+    @Test
+    void theOneShardThereIsAcceptsOnItsOwnThread() throws Exception {
+        acceptor = Acceptor.listenOnTheShard(ANY_PORT, shards.get(0),
+                socket -> accepted.add(new Accepted(0, Thread.currentThread(), socket)));
+        var address = acceptor.bound().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
+
+        var socket = connect(address);
+        assertEquals(shardThreads.get(0), socket.thread(), "accepted on the shard's thread, with no listener's thread between");
+        socket.socket().refuse();
+    }
+
+    @Test
+    void theOneShardsSocketDoesNotShareItsPort() throws Exception {
+        acceptor = Acceptor.listenOnTheShard(ANY_PORT, shards.get(0),
+                socket -> accepted.add(new Accepted(0, Thread.currentThread(), socket)));
+        var address = acceptor.bound().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
+
+        // A second broker on the port, even one with reuse-port, stops with "address in use", as Mosquitto does.
+        var second = Acceptor.listenOnEachShard(address, List.of(shards.get(1)), (socket, shard) -> socket.refuse());
+        try {
+            var failure = assertThrows(CompletionException.class,
+                    () -> second.bound().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join());
+            assertTrue(String.valueOf(failure.getCause().getMessage()).contains("in use"), failure.getCause().toString());
+        } finally {
+            second.close();
         }
     }
 

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * One listener of any kind (MQTT over TCP or TLS, MQTT over WebSockets, ws or wss): an {@link Acceptor} on a
  * thread of its own, which hands each socket it accepts to a shard (the broker's {@code ShardPlacement}), where it is
  * registered on the shard's event loop with the pipeline of the listener's kind; or, with {@code reuse-port} and
- * epoll, one listening socket on each shard's loop, whose shard serves what it accepts without a thread between.
+ * epoll, one listening socket on each shard's loop, whose shard serves what it accepts without a thread between;
+ * or, with one shard, its one listening socket on that shard's loop, without {@code SO_REUSEPORT}.
  * This actor only tells the broker how the bind went, and closes the listening sockets when told.
  */
 public final class TcpListener extends AbstractActor {
@@ -64,12 +65,17 @@ public final class TcpListener extends AbstractActor {
         var settings = served.settings();
         var address = new InetSocketAddress(settings.host(), settings.port());
         var readTls = tls;
-        if (settings.reusePort() && Acceptor.canListenOnEachShard()) {
+        boolean reusePort = settings.reusePort() && Acceptor.canListenOnEachShard();
+        if (settings.reusePort() && !reusePort) {
+            LOG.warn("{}: reuse-port needs the epoll transport, not {}: the port is not shared", served, SocketKind.chosen());
+        }
+        if (reusePort) {
             acceptor = Acceptor.listenOnEachShard(address, shardDispatchers,
                     (socket, shard) -> accepted(socket, readTls, () -> placement.acceptedBy(shard)));
+        } else if (shardDispatchers.size() == 1) {  // no thread to cross to: the shard accepts, as with reuse-port
+            acceptor = Acceptor.listenOnTheShard(address, shardDispatchers.get(0),
+                    socket -> accepted(socket, readTls, () -> placement.acceptedBy(0)));
         } else {
-            if (settings.reusePort()) LOG.warn("{}: reuse-port needs the epoll transport, not {}: one acceptor thread hands "
-                    + "connections to the shards", served, SocketKind.chosen());
             acceptor = Acceptor.listen(address, "pekquitto-listener-" + served.index(),
                     socket -> accepted(socket, readTls, placement::next));
         }
