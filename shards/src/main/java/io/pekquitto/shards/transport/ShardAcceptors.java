@@ -15,7 +15,8 @@ import java.util.function.ObjIntConsumer;
  * One listening socket per shard on the same address ({@code SO_REUSEPORT}), each registered on its shard's
  * event loop: the kernel spreads new connections over them, and the shard whose socket accepted one serves it
  * on the thread that accepted it, with no listener's thread between. Everything about shard {@code i}'s socket
- * (bind, close) runs on shard {@code i}'s loop, so its slot needs no lock.
+ * (bind, close) runs on shard {@code i}'s loop, so its slot needs no lock. A broker of one shard has one such
+ * socket, without {@code SO_REUSEPORT}: nothing to spread, and a port that no second process can share.
  */
 final class ShardAcceptors implements Acceptor {
     private final List<? extends Executor> shardDispatchers;
