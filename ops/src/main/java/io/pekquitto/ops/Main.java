@@ -25,7 +25,7 @@ import sun.misc.Signal;
  */
 public final class Main {
 
-    /** {@code text} (the default: logback.xml) or {@code json} (logback-json.xml); the environment variable works too. */
+    /** {@code text} (the default) or {@code json} ({@link ConsoleLogging}); the environment variable works too. */
     static final String LOG_FORMAT_PROPERTY = "PEKQUITTO_LOG_FORMAT";
 
     private Main() {}
@@ -56,9 +56,7 @@ public final class Main {
                 return 0;
             }
             configuration = commandLine.configuration(System.getProperties());
-            var logFormat = System.getProperty(LOG_FORMAT_PROPERTY, System.getenv(LOG_FORMAT_PROPERTY));
-            checkLogFormat(logFormat);
-            if ("json".equals(logFormat)) System.setProperty("logback.configurationFile", "logback-json.xml");
+            checkLogFormat(logFormat());
         } catch (ConfigurationException e) {
             err.println("pekquitto: " + e.getMessage());
             err.println("Use -h to see usage.");
@@ -95,7 +93,12 @@ public final class Main {
         return 0;
     }
 
-    /** Before the first logger, which configures Logback: an unknown format is refused, never ignored. */
+    /** {@code PEKQUITTO_LOG_FORMAT}, the system property else the environment variable; null without either. */
+    static String logFormat() {
+        return System.getProperty(LOG_FORMAT_PROPERTY, System.getenv(LOG_FORMAT_PROPERTY));
+    }
+
+    /** An unknown format is refused, never ignored (Logback, configured at the first logger, writes it as text). */
     static void checkLogFormat(String format) {
         if (format != null && !format.equals("text") && !format.equals("json")) {
             throw new ConfigurationException(LOG_FORMAT_PROPERTY + " must be text or json, not " + format);
