@@ -94,9 +94,9 @@ public final class RunnableJar implements AutoCloseable {
             throws IOException, InterruptedException {
         var classPath = new ArrayList<>(List.of(path(), codeSource(mainClass)));
         for (var fixture : fixtures) classPath.add(codeSource(fixture));
-        // The jar's logging, not the tests' quieter logback-test.xml, which the tests' classes also hold.
-        var command = new ArrayList<>(List.of(java(), "-Dlogback.configurationFile=logback.xml",
-                "-cp", String.join(File.pathSeparator, classPath), mainClass.getName()));
+        // The jar's logging (ConsoleLogging): the tests' quieter logback-test.xml, which the tests' classes also
+        // hold, is read only where the tests' JVM names it (ops/pom.xml).
+        var command = new ArrayList<>(List.of(java(), "-cp", String.join(File.pathSeparator, classPath), mainClass.getName()));
         command.addAll(List.of(arguments));
         return start(configuration, command, Map.of());
     }

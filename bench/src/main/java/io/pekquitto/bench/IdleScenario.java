@@ -149,11 +149,16 @@ final class IdleScenario {
         }
     }
 
-    /** The first "used NNNK" in GC.heap_info output (the whole heap's line comes first). */
+    /**
+     * The heap's "used" in GC.heap_info output: the sum over its "total NNNK, used NNNK" lines, which are the
+     * whole heap with G1 and each generation with Serial or Parallel (young, then old: the first alone is
+     * the young generation, about empty after a full GC); -1 without one.
+     */
     static long parseHeapUsedKib(String heapInfo) {
-        var matcher = java.util.regex.Pattern.compile("used (\\d+)K").matcher(heapInfo);
-        if (!matcher.find()) return -1;
-        return Long.parseLong(matcher.group(1));
+        var matcher = java.util.regex.Pattern.compile("total \\d+K, used (\\d+)K").matcher(heapInfo);
+        long used = -1;
+        while (matcher.find()) used = Math.max(used, 0) + Long.parseLong(matcher.group(1));
+        return used;
     }
 
     static long parseKib(String statusLine) {

@@ -51,6 +51,17 @@ class OptionsTest {
     }
 
     @Test
+    void serialHeapInfoAddsItsGenerations() {
+        var info = " def new generation   total 6464K, used 13K [0x00000000f0000000, 0x00000000f0700000, 0x00000000f5550000)\n"
+                + "  eden space 5760K,   0% used [0x00000000f0000000, 0x00000000f0003400, 0x00000000f05a0000)\n"
+                + " tenured generation   total 14144K, used 8485K [0x00000000f5550000, 0x00000000f6320000, 0x0000000100000000)\n"
+                + "   the space 14144K,  59% used [0x00000000f5550000, 0x00000000f5d997c0, 0x00000000f5d99800, 0x00000000f6320000)\n"
+                + " Metaspace       used 24183K, committed 24576K, reserved 1114112K\n";
+        assertEquals(8_498, IdleScenario.parseHeapUsedKib(info));
+        assertEquals(-1, IdleScenario.parseHeapUsedKib(" Metaspace       used 24183K, committed 24576K\n"));
+    }
+
+    @Test
     void percentilesUseTheNearestRank() {
         long[] sorted = new long[100];
         for (int i = 0; i < 100; i++) sorted[i] = (i + 1) * 1_000L;

@@ -22,12 +22,12 @@ import org.slf4j.LoggerFactory;
  */
 record LogLevel(String level, Optional<String> override) {
 
-    /** Read by logback.xml as the level of {@code io.pekquitto}; the environment variable works too. */
+    /** Read by {@link ConsoleLogging} as the level of {@code io.pekquitto}; the environment variable works too. */
     static final String PROPERTY = "PEKQUITTO_LOG_LEVEL";
     /** The configuration key. */
     static final String KEY = SettingsReader.ROOT + ".log.level";
     private static final List<String> LEVELS = List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
-    /** The loggers it sets; Pekko's and the libraries' stay at WARN (logback.xml). */
+    /** The loggers it sets; Pekko's and the libraries' stay at WARN ({@link ConsoleLogging}). */
     private static final String LOGGER = "io.pekquitto";
 
     /** The level at start, before the first logger: {@code -v}, else the variable, else {@code configured}. */
@@ -52,7 +52,7 @@ record LogLevel(String level, Optional<String> override) {
         return override.isPresent() ? this : new LogLevel(configured, Optional.empty());
     }
 
-    /** Before the first logger: logback.xml reads the level from {@link #PROPERTY}. */
+    /** Before the first logger: {@link ConsoleLogging} reads the level from {@link #PROPERTY}. */
     void beforeLogback() {
         System.setProperty(PROPERTY, level);
     }

@@ -25,14 +25,17 @@ import sun.misc.Signal;
  */
 public final class Main {
 
-    /** {@code text} (the default: logback.xml) or {@code json} (logback-json.xml); the environment variable works too. */
+    /** {@code text} (the default) or {@code json} ({@link ConsoleLogging}); the environment variable works too. */
     static final String LOG_FORMAT_PROPERTY = "PEKQUITTO_LOG_FORMAT";
+    /** Netty's switch for its Java Flight Recorder events (on wherever JFR is). */
+    static final String NETTY_JFR = "io.netty.jfr.enabled";
 
     private Main() {}
 
     public static void main(String[] args) {
         // First: from here on, a fatal error on any thread ends the process at once (README, "When the heap fills").
         HaltOnFatalError.install();
+        withoutNettysFlightRecorderEvents();
         var status = run(args, System.out, System.err);
         // Explicit also after the broker has stopped: no library thread left behind keeps the JVM up.
         System.exit(status);
@@ -56,9 +59,7 @@ public final class Main {
                 return 0;
             }
             configuration = commandLine.configuration(System.getProperties());
-            var logFormat = System.getProperty(LOG_FORMAT_PROPERTY, System.getenv(LOG_FORMAT_PROPERTY));
-            checkLogFormat(logFormat);
-            if ("json".equals(logFormat)) System.setProperty("logback.configurationFile", "logback-json.xml");
+            checkLogFormat(logFormat());
         } catch (ConfigurationException e) {
             err.println("pekquitto: " + e.getMessage());
             err.println("Use -h to see usage.");
@@ -95,7 +96,22 @@ public final class Main {
         return 0;
     }
 
-    /** Before the first logger, which configures Logback: an unknown format is refused, never ignored. */
+    /**
+     * Before Netty's first class: Netty's buffer events for Java Flight Recorder off, unless
+     * {@code -Dio.netty.jfr.enabled} says otherwise. No recording takes them unless its settings name them
+     * (they are disabled by default), but the first allocation loads one, and with it JFR's event machinery:
+     * about 100 classes and 2 MiB of an empty broker's RSS (BENCHMARKS.md, "Footprint of an empty broker").
+     */
+    static void withoutNettysFlightRecorderEvents() {
+        if (System.getProperty(NETTY_JFR) == null) System.setProperty(NETTY_JFR, "false");
+    }
+
+    /** {@code PEKQUITTO_LOG_FORMAT}, the system property else the environment variable; null without either. */
+    static String logFormat() {
+        return System.getProperty(LOG_FORMAT_PROPERTY, System.getenv(LOG_FORMAT_PROPERTY));
+    }
+
+    /** An unknown format is refused, never ignored (Logback, configured at the first logger, writes it as text). */
     static void checkLogFormat(String format) {
         if (format != null && !format.equals("text") && !format.equals("json")) {
             throw new ConfigurationException(LOG_FORMAT_PROPERTY + " must be text or json, not " + format);

@@ -120,4 +120,21 @@ class MainTest {
         var refused = assertThrows(ConfigurationException.class, () -> Main.checkLogFormat("xml"));
         assertEquals("PEKQUITTO_LOG_FORMAT must be text or json, not xml", refused.getMessage());
     }
+
+    @Test
+    void nettysFlightRecorderEventsAreOffUnlessTheOperatorTurnsThemOn() {
+        var before = System.getProperty(Main.NETTY_JFR);
+        try {
+            System.clearProperty(Main.NETTY_JFR);
+            Main.withoutNettysFlightRecorderEvents();
+            assertEquals("false", System.getProperty(Main.NETTY_JFR));
+
+            System.setProperty(Main.NETTY_JFR, "true");
+            Main.withoutNettysFlightRecorderEvents();
+            assertEquals("true", System.getProperty(Main.NETTY_JFR));
+        } finally {
+            if (before == null) System.clearProperty(Main.NETTY_JFR);
+            else System.setProperty(Main.NETTY_JFR, before);
+        }
+    }
 }

@@ -14,8 +14,14 @@ import java.util.Optional;
  * only with {@code allow-anonymous}. Safe from any thread: the file is only read.
  */
 public final class PasswordFileAuthenticator implements Authenticator {
-    /** Checked for an unknown user too, so that a wrong name takes as long as a wrong password. */
-    private static final PasswordHash NOBODY = PasswordHash.create("nobody", new SecureRandom());
+    /**
+     * Checked for an unknown user too, so that a wrong name takes as long as a wrong password. Made at the
+     * first check of any user (known or not, so the wait it adds once says nothing about the name): a broker
+     * without a password file loads neither Bouncy Castle's PBKDF2 nor a SecureRandom for it.
+     */
+    private static final class Nobody {
+        static final PasswordHash HASH = PasswordHash.create("nobody", new SecureRandom());
+    }
 
     private final Optional<PasswordFile> passwords;
     private final boolean allowAnonymous;
@@ -38,7 +44,7 @@ public final class PasswordFileAuthenticator implements Authenticator {
         if (passwords.isEmpty()) return Authentication.allowed(credentials.username());
         var hash = passwords.get().hashOf(user);
         var password = credentials.password().orElse(new byte[0]);
-        boolean matches = hash.orElse(NOBODY).matches(password);
+        boolean matches = hash.orElse(Nobody.HASH).matches(password);
         if (hash.isEmpty()) return Authentication.refused(Refusal.BAD_USERNAME_OR_PASSWORD, "unknown user " + user);
         if (credentials.password().isEmpty()) {
             return Authentication.refused(Refusal.BAD_USERNAME_OR_PASSWORD, "no password for user " + user);
