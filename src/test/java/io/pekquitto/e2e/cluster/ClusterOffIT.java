@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A broker without a cluster (the default) loads no class of Pekko Remote, Cluster or Streams, nor of the
  * cluster module, though the runnable jar carries them: -Xlog:class+load of a broker that served a
- * QoS 1 round trip and was stopped names none.
+ * QoS 1 round trip and was stopped names none. Nor, configured in HOCON, Jackson, which reads TOML files.
  */
 class ClusterOffIT {
 
@@ -38,6 +38,8 @@ class ClusterOffIT {
                     || line.contains(" org.apache.pekko.remote.") || line.contains(" org.apache.pekko.stream.")
                     || line.contains(" io.pekquitto.cluster.")).toList();
             assertEquals(List.of(), cluster);
+            var jackson = loaded.stream().filter(line -> line.contains(" com.fasterxml.jackson.")).toList();
+            assertEquals(List.of(), jackson, "a HOCON configuration loads no TOML reader");
         } finally {
             Files.deleteIfExists(classes);
         }
