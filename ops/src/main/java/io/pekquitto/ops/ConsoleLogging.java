@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import java.util.List;
 
 /**
  * The runnable jar's logging, on stderr as Mosquitto's (stdout is for the help and the version): the broker's
@@ -21,17 +22,35 @@ import ch.qos.logback.core.spi.ContextAwareBase;
  * <p>Built in code rather than read from a logback.xml: Logback's XML configurator and the JDK's XML parser
  * are about 500 classes, 3 MiB of an empty broker's RSS (BENCHMARKS.md, "Footprint of an empty broker").
  * Logback finds this class as a service ({@code META-INF/services}) before its own configurators, and hands
- * over to them when {@code -Dlogback.configurationFile=FILE} names a configuration of the operator's.
+ * over to them when {@code -Dlogback.configurationFile=FILE} names a configuration of the operator's, or when
+ * the classpath has a {@code logback.xml} or {@code logback-test.xml}: an application that embeds the broker
+ * keeps its own logging.
  */
 public final class ConsoleLogging extends ContextAwareBase implements Configurator {
 
     /** Logback's own setting for a configuration file, which replaces this one. */
     static final String CONFIGURATION_FILE = "logback.configurationFile";
     static final String PATTERN = "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level %logger{0} - %msg%n";
+    /** The files Logback's own configurator looks for on the classpath. */
+    static final List<String> LOGBACK_FILES = List.of("logback-test.xml", "logback.xml");
+
+    /** Where a {@code logback.xml} of the application's would be. */
+    private final ClassLoader classpath;
+
+    /** As Logback makes it, from the service file. */
+    public ConsoleLogging() {
+        this(ConsoleLogging.class.getClassLoader());
+    }
+
+    ConsoleLogging(ClassLoader classpath) {
+        this.classpath = classpath;
+    }
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        if (System.getProperty(CONFIGURATION_FILE) != null) return ExecutionStatus.INVOKE_NEXT_IF_ANY;
+        if (System.getProperty(CONFIGURATION_FILE) != null || LOGBACK_FILES.stream().anyMatch(file -> classpath.getResource(file) != null)) {
+            return ExecutionStatus.INVOKE_NEXT_IF_ANY;
+        }
         var appender = new ConsoleAppender<ILoggingEvent>();
         appender.setContext(context);
         appender.setName("CONSOLE");

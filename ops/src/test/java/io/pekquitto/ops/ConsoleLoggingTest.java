@@ -14,7 +14,11 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.ConsoleAppender;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.HashMap;
@@ -23,6 +27,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The runnable jar's logging, built without Logback's XML configurator: what logback.xml said, in code. */
 class ConsoleLoggingTest {
@@ -51,8 +56,11 @@ class ConsoleLoggingTest {
         });
     }
 
+    /** The runnable jar's classpath: no logback.xml of an application's (the tests' classpath has logback-test.xml). */
+    private static final ClassLoader JAR_ONLY = new ClassLoader(null) {};
+
     private ConsoleAppender<ILoggingEvent> configured() {
-        var logging = new ConsoleLogging();
+        var logging = new ConsoleLogging(JAR_ONLY);
         logging.setContext(context);
         assertEquals(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY, logging.configure(context));
         var appender = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE");
@@ -106,10 +114,22 @@ class ConsoleLoggingTest {
     @Test
     void anOperatorsConfigurationFileReplacesIt() {
         System.setProperty(ConsoleLogging.CONFIGURATION_FILE, "mine.xml");
-        var logging = new ConsoleLogging();
+        var logging = new ConsoleLogging(JAR_ONLY);
         logging.setContext(context);
 
         assertEquals(ExecutionStatus.INVOKE_NEXT_IF_ANY, logging.configure(context));
         assertNull(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE"));
+    }
+
+    @Test
+    void anEmbeddingApplicationsLogbackXmlReplacesIt(@TempDir Path classes) throws Exception {
+        Files.writeString(classes.resolve("logback.xml"), "<configuration/>");
+        try (var application = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
+            var logging = new ConsoleLogging(application);
+            logging.setContext(context);
+
+            assertEquals(ExecutionStatus.INVOKE_NEXT_IF_ANY, logging.configure(context));
+            assertNull(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE"));
+        }
     }
 }
