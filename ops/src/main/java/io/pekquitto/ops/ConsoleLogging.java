@@ -9,7 +9,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
-import java.util.List;
 
 /**
  * The runnable jar's logging, on stderr as Mosquitto's (stdout is for the help and the version): the broker's
@@ -23,16 +22,17 @@ import java.util.List;
  * are about 500 classes, 3 MiB of an empty broker's RSS (BENCHMARKS.md, "Footprint of an empty broker").
  * Logback finds this class as a service ({@code META-INF/services}) before its own configurators, and hands
  * over to them when {@code -Dlogback.configurationFile=FILE} names a configuration of the operator's, or when
- * the classpath has a {@code logback.xml} or {@code logback-test.xml}: an application that embeds the broker
- * keeps its own logging.
+ * the classpath has a {@code logback.xml}: an application that embeds the broker keeps its own logging. (Not
+ * for a {@code logback-test.xml} alone: the end-to-end tests start the broker's main class with theirs on the
+ * classpath, and it is the jar's logging they read.)
  */
 public final class ConsoleLogging extends ContextAwareBase implements Configurator {
 
     /** Logback's own setting for a configuration file, which replaces this one. */
     static final String CONFIGURATION_FILE = "logback.configurationFile";
     static final String PATTERN = "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level %logger{0} - %msg%n";
-    /** The files Logback's own configurator looks for on the classpath. */
-    static final List<String> LOGBACK_FILES = List.of("logback-test.xml", "logback.xml");
+    /** An application's Logback configuration, where Logback's own configurator looks for it. */
+    static final String APPLICATION_FILE = "logback.xml";
 
     /** Where a {@code logback.xml} of the application's would be. */
     private final ClassLoader classpath;
@@ -48,7 +48,7 @@ public final class ConsoleLogging extends ContextAwareBase implements Configurat
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        if (System.getProperty(CONFIGURATION_FILE) != null || LOGBACK_FILES.stream().anyMatch(file -> classpath.getResource(file) != null)) {
+        if (System.getProperty(CONFIGURATION_FILE) != null || classpath.getResource(APPLICATION_FILE) != null) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
         var appender = new ConsoleAppender<ILoggingEvent>();

@@ -122,6 +122,17 @@ class ConsoleLoggingTest {
     }
 
     @Test
+    void aLogbackTestXmlAloneDoesNotReplaceIt(@TempDir Path classes) throws Exception {
+        Files.writeString(classes.resolve("logback-test.xml"), "<configuration/>");
+        try (var tests = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
+            var logging = new ConsoleLogging(tests);
+            logging.setContext(context);
+
+            assertEquals(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY, logging.configure(context));
+        }
+    }
+
+    @Test
     void anEmbeddingApplicationsLogbackXmlReplacesIt(@TempDir Path classes) throws Exception {
         Files.writeString(classes.resolve("logback.xml"), "<configuration/>");
         try (var application = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
