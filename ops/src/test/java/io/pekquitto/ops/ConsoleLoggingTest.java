@@ -121,26 +121,24 @@ class ConsoleLoggingTest {
         assertNull(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE"));
     }
 
-    @Test
-    void aLogbackTestXmlAloneDoesNotReplaceIt(@TempDir Path classes) throws Exception {
-        Files.writeString(classes.resolve("logback-test.xml"), "<configuration/>");
-        try (var tests = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
-            var logging = new ConsoleLogging(tests);
+    /** What the configurator does on a classpath of one directory holding {@code file}. */
+    private ExecutionStatus configuredBeside(Path classes, String file) throws Exception {
+        Files.writeString(classes.resolve(file), "<configuration/>");
+        try (var classpath = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
+            var logging = new ConsoleLogging(classpath);
             logging.setContext(context);
-
-            assertEquals(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY, logging.configure(context));
+            return logging.configure(context);
         }
     }
 
     @Test
-    void anEmbeddingApplicationsLogbackXmlReplacesIt(@TempDir Path classes) throws Exception {
-        Files.writeString(classes.resolve("logback.xml"), "<configuration/>");
-        try (var application = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
-            var logging = new ConsoleLogging(application);
-            logging.setContext(context);
+    void aLogbackTestXmlAloneDoesNotReplaceIt(@TempDir Path classes) throws Exception {
+        assertEquals(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY, configuredBeside(classes, "logback-test.xml"));
+    }
 
-            assertEquals(ExecutionStatus.INVOKE_NEXT_IF_ANY, logging.configure(context));
-            assertNull(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE"));
-        }
+    @Test
+    void anEmbeddingApplicationsLogbackXmlReplacesIt(@TempDir Path classes) throws Exception {
+        assertEquals(ExecutionStatus.INVOKE_NEXT_IF_ANY, configuredBeside(classes, "logback.xml"));
+        assertNull(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE"));
     }
 }
