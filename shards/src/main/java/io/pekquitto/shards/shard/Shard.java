@@ -31,6 +31,7 @@ import io.pekquitto.shards.store.Store;
 import io.pekquitto.shards.store.StoreHealth;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -39,6 +40,7 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
@@ -95,6 +97,9 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     /** What the shard and its connections count, for $SYS and the metrics. */
     private final ShardStats stats;
     private boolean flushScheduled;
+    /** What its peers said before the shard joined the mesh ({@link ShardCommand.FromTheMesh}), heard once it has. */
+    private final StashBuffer<ShardMessage> beforeJoining;
+    private boolean joined;
 
     /**
      * @param shards              the mesh's shards, the local ones set once all are spawned; a restarted shard reads them
@@ -107,15 +112,21 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     public static Behavior<ShardMessage> create(BrokerSettings settings, Security security, Optional<Store> store,
                                                 StoreHealth storeHealth,
                                                 MeshPeers shards, ShardCounts counts, LongSupplier clock, LatencyObserver latency) {
-        return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Shard(context, timers, settings, security,
-                store, storeHealth, shards, counts, clock, new ShardStats(latency))));
+        // Set up once more only when its supervisor restarts it: whether the mesh has its reference says nothing,
+        // since the broker publishes the references while the shards set up.
+        var setUpBefore = new AtomicBoolean();
+        return Behaviors.withStash(Mesh.MOST_WAITING_FOR_REFERENCE, beforeJoining -> Behaviors.setup(context ->
+                Behaviors.withTimers(timers -> new Shard(context, timers, beforeJoining, setUpBefore.getAndSet(true),
+                        settings, security, store, storeHealth, shards, counts, clock, new ShardStats(latency)))));
     }
 
-    private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers, BrokerSettings settings,
+    private Shard(ActorContext<ShardMessage> context, TimerScheduler<ShardMessage> timers,
+                  StashBuffer<ShardMessage> beforeJoining, boolean restarted, BrokerSettings settings,
                   Security security, Optional<Store> store, StoreHealth storeHealth,
                   MeshPeers shards, ShardCounts counts, LongSupplier clock,
                   ShardStats stats) {
         super(context);
+        this.beforeJoining = beforeJoining;
         this.stats = stats;
         this.settings = settings;
         this.sessionLimits = new PortableSession.Limits(settings.maxQueuedMessages(), settings.maxQueuedBytes(),
@@ -144,7 +155,6 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         var crossings = ShardCrossings.wire(routes, mesh, router, shardSessions, transfer -> perform(sessions.receive(transfer, now())));
         this.evacuation = new ShardEvacuation(shardSessions, sessions, crossings.rules(), timers);
         this.controlPlane = new ControlPlane(routes, sessions, mesh, turns, shardSessions, router, crossings, clock);
-        boolean restarted = shards.started();
         shardSessions.recoverRetained(retained::retain, restarted);  // also after a restart by the supervisor
         if (restarted) {
             sessions.restarted();
@@ -155,6 +165,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
     @Override
     public Receive<ShardMessage> createReceive() {
         return newReceiveBuilder()
+                .onMessage(ShardCommand.FromTheMesh.class, heard -> !joined, this::untilJoined)
                 .onMessage(ListenerRequest.Accept.class, this::onAccept)
                 .onMessage(InProcessClient.Start.class, start -> same(() -> connections.startClient(start)))
                 .onMessage(ShardCommand.Peers.class, this::onPeers)
@@ -347,10 +358,15 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
 
     // ---- control plane
 
-    /** The broker's start: join the mesh, then take back this shard's sessions from the store. */
+    /** The broker's start: join the mesh, take back this shard's sessions from the store, then hear what peers said meanwhile. */
     private Behavior<ShardMessage> onPeers(ShardCommand.Peers peers) {
         joinMesh(peers.index(), peers.shards(), peers.shards().clustered());
         shardSessions.recover();
+        return beforeJoining.unstashAll(this);
+    }
+
+    private Behavior<ShardMessage> untilJoined(ShardCommand.FromTheMesh heard) {
+        beforeJoining.stash(heard);
         return this;
     }
 
@@ -359,6 +375,7 @@ public final class Shard extends AbstractBehavior<ShardMessage> {
         routes.joinMesh(index, shards.size());
         mesh.join(index, shards);
         sessions.joinMesh(index, mesh.ring(), awaitCluster);
+        joined = true;
     }
 
     private Behavior<ShardMessage> onGetFigures(ShardCommand.GetFigures get) {

@@ -26,16 +26,23 @@ public sealed interface ShardCommand extends ShardMessage {
      * node leaving now, this node's included ({@code leaving}: home to none).
      */
     record PeersChanged(List<Integer> joined, List<Integer> gone, List<Integer> catchUp, List<Integer> left,
-                        List<Integer> leaving) implements ShardCommand {}
+                        List<Integer> leaving) implements FromTheMesh {}
+
+    /**
+     * What the shard's peers and the cluster tell it, which waits until the shard has joined the mesh ({@link Peers}):
+     * a peer that started first may be heard before the broker's word, and what it says needs this shard's index and
+     * its peers' references (a Sync answered before would be lost, and the barrier behind it would never open).
+     */
+    sealed interface FromTheMesh extends ShardCommand {}
 
     /** Data plane: a batch of publishes forwarded by shard {@code from}. */
-    record Forward(int from, List<Forwarded> items) implements ShardCommand {}
+    record Forward(int from, List<Forwarded> items) implements FromTheMesh {}
 
     /** Data plane: shard {@code from} has processed one of our batches (a credit back), and written it or failed to. */
-    record ForwardAck(int from, boolean written) implements ShardCommand {}
+    record ForwardAck(int from, boolean written) implements FromTheMesh {}
 
     /** Control plane: a message from shard {@code from}, in send order per pair. */
-    record Control(int from, ControlMessage message) implements ShardCommand {}
+    record Control(int from, ControlMessage message) implements FromTheMesh {}
 
     /** From the broker's figures collector: this shard's counters and gauges now. */
     record GetFigures(ActorRef<ShardFigures> replyTo) implements ShardCommand {}
