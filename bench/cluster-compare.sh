@@ -4,7 +4,7 @@
 # the first node and the subscribers on the second (--subscriber-port), and again all on the first. QoS 1 fan-in
 # under flow control (--max-lag 50), QoS 1 round trips, and a persistent session taken over again and again
 # (alone: on the same node; in the cluster: alternately on the first and second node).
-# Build first: mvn -B -DskipTests package.
+# Build first: ./mvnw -B -DskipTests package.
 #   bench/cluster-compare.sh
 set -u
 cd "$(dirname "$0")/.."

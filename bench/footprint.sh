@@ -42,7 +42,7 @@ done
 shift $((OPTIND - 1))
 [[ $SETTLE =~ ^[0-9]+$ && $SETTLE -le 600 ]] || fail "-s wants whole seconds, at most 600: $SETTLE"
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le 10 ]] || fail "-r wants 1..10 rounds: $ROUNDS"
-[ -f "$BROKER_JAR" ] || fail "no $BROKER_JAR: mvn -B -DskipTests package"
+[ -f "$BROKER_JAR" ] || fail "no $BROKER_JAR: ./mvnw -B -DskipTests package"
 [ -x "$MOSQUITTO" ] || fail "no Mosquitto at $MOSQUITTO"
 
 WORK="$(mktemp -d /tmp/pekquitto-footprint.XXXXXX)"

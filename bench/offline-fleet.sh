@@ -48,7 +48,7 @@ CONFIGS=("$@")
 column_names "$LABELS" ${#CONFIGS[@]}
 split_configs "$BROKER_JAR" "${CONFIGS[@]}"
 for tool in mosquitto_pub mosquitto_sub jcmd; do command -v $tool >/dev/null || fail "$tool is needed"; done
-[ -f "$BROKER_JAR" ] || (cd "$ROOT" && mvn -B -q -DskipTests package)
+[ -f "$BROKER_JAR" ] || (cd "$ROOT" && ./mvnw -B -q -DskipTests package)
 
 WORK="$(mktemp -d /tmp/pekquitto-fleet.XXXXXX)"
 chmod 755 "$WORK"  # Mosquitto, started as root, writes its database as its own user

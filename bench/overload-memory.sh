@@ -6,7 +6,7 @@
 # instead of queueing without bound (docs/shards-and-mesh.md, The data plane).
 #
 #   bench/overload-memory.sh [-q QOS] [-s SHARDS] [-t SECONDS]
-# Needs ops/target/pekquitto.jar and bench/target/pekquitto-bench.jar (mvn -B -DskipTests package).
+# Needs ops/target/pekquitto.jar and bench/target/pekquitto-bench.jar (./mvnw -B -DskipTests package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QOS=1; SHARDS=2; SECONDS_TOTAL=60

@@ -140,17 +140,17 @@ mkdir -p "$OUT"
 BROKER_PID=""
 trap cleanup EXIT INT TERM
 
-[ -f "$BENCH_JAR" ] || (cd "$ROOT" && mvn -B -q -pl bench -am -DskipTests package)
+[ -f "$BENCH_JAR" ] || (cd "$ROOT" && ./mvnw -B -q -pl bench -am -DskipTests package)
 HIVEMQ_DIR="$ROOT/bench/hivemq-ce"
 if [[ " ${JARS[*]} " == *" hivemq "* ]]; then
   [ -z "$TLS$WS$PERSIST" ] || fail "the hivemq column is plain TCP without persistence: not with -t, -w or -p"
-  [ -d "$HIVEMQ_DIR/target/lib" ] || mvn -B -q -f "$HIVEMQ_DIR/pom.xml" package
+  [ -d "$HIVEMQ_DIR/target/lib" ] || "$ROOT/mvnw" -B -q -f "$HIVEMQ_DIR/pom.xml" package
 fi
 if [[ " ${JARS[*]} " == *" netty-floor "* ]]; then
   [ -z "$TLS$WS$PERSIST" ] || fail "the netty-floor column is plain TCP without persistence: not with -t, -w or -p"
 fi
 if [[ " ${JARS[*]} " == *" $BROKER_JAR "* || " ${JARS[*]} " == *" netty-floor "* ]] && [ ! -f "$BROKER_JAR" ]; then
-  (cd "$ROOT" && mvn -B -q -DskipTests package)
+  (cd "$ROOT" && ./mvnw -B -q -DskipTests package)
 fi
 command -v jq >/dev/null || { echo "run-compare: jq is needed" >&2; exit 2; }
 
