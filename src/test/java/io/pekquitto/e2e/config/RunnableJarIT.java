@@ -75,6 +75,18 @@ class RunnableJarIT {
     }
 
     @Test
+    void theJarCarriesRocksDbForLinuxOnX86AndArmAloneAndStaysUnder60MiB() throws Exception {
+        var jar = Path.of(RunnableJar.path());
+        List<String> natives;
+        try (var entries = new java.util.zip.ZipFile(jar.toFile())) {
+            natives = entries.stream().map(java.util.zip.ZipEntry::getName).filter(name -> name.startsWith("librocksdbjni")).sorted().toList();
+        }
+        assertEquals(List.of("librocksdbjni-linux-aarch64.so", "librocksdbjni-linux64.so"), natives, "README: the platforms the jar runs a store on");
+        long size = Files.size(jar);
+        assertTrue(size < 60L << 20, () -> jar + " is " + size + " bytes");
+    }
+
+    @Test
     void versionComesFromTheJarManifest() throws Exception {
         var exit = runJar("--version");
 

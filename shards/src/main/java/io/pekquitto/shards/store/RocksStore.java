@@ -30,10 +30,6 @@ import org.rocksdb.WriteOptions;
  * mapping and the errors: a store that is locked, unreadable or corrupt is never opened as an empty one.
  */
 public final class RocksStore implements Store {
-    static {
-        RocksDB.loadLibrary();
-    }
-
     /** Below this many bytes free on its filesystem, the store is not reopened after a failure: it would fail again. */
     static final long MIN_FREE_TO_REOPEN = 1 << 20;
     /** The key a recovery writes and deletes to prove the database writes again. */
@@ -71,6 +67,7 @@ public final class RocksStore implements Store {
      */
     public static RocksStore open(Path path, Durability durability) {
         if (durability == Durability.NONE) throw new IllegalArgumentException("durability none is the MemoryStore");
+        loadLibrary();
         try {
             Files.createDirectories(path);
         } catch (IOException e) {
@@ -91,6 +88,22 @@ public final class RocksStore implements Store {
             familyOptions.close();
             throw new StoreException(describe(path, e), e);
         }
+    }
+
+    /** RocksDB's native library, once (RocksDB keeps it loaded); a runnable jar without it for this platform says so. */
+    private static void loadLibrary() {
+        try {
+            RocksDB.loadLibrary();
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            throw new StoreException(noLibrary(System.getProperty("os.name"), System.getProperty("os.arch"), e), e);
+        }
+    }
+
+    /** Why there is no store on this platform, and the two ways on. */
+    static String noLibrary(String os, String arch, Throwable cause) {
+        return "the store needs RocksDB's native library, and this jar has none for " + os + " on " + arch
+                + " (the runnable jar carries Linux on x86-64 and aarch64): run without a store (store.enabled = false), "
+                + "or build a jar for every platform RocksDB supports (./mvnw -B -DskipTests -Pall-platforms package): " + cause;
     }
 
     /** Opens the database into the fields; the caller holds the write lock, or is the constructor's. */

@@ -39,6 +39,13 @@ class RocksStoreTest {
     }
 
     @Test
+    void aPlatformTheJarHasNoLibraryForIsNamedWithTheWaysOn() {
+        var missing = new RuntimeException("librocksdbjni-osx-arm64.jnilib was not found inside JAR.");
+        var e = new StoreException(RocksStore.noLibrary("Mac OS X", "aarch64", missing), missing);
+        assertMentions(e, "Mac OS X on aarch64", "store.enabled = false", "-Pall-platforms", "librocksdbjni-osx-arm64.jnilib");
+    }
+
+    @Test
     void aStoreInUseIsRefusedNamingItsPath() {
         var path = directory.resolve("data");
         try (var first = RocksStore.open(path, Durability.BATCH)) {
