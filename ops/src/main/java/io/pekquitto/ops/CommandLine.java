@@ -26,6 +26,7 @@ record CommandLine(Optional<Path> configFile, OptionalInt port, boolean verbose,
     static final String USAGE = """
             Usage: pekquitto [-c FILE] [-p PORT] [-v] [-h] [--version] [--test-config]
                    pekquitto passwd [-c] [-b] [-D] FILE USER [PASSWORD]   (as mosquitto_passwd)
+                   pekquitto convert MOSQUITTO_CONF   (prints the same configuration for pekquitto)
 
               -c, --config-file FILE  read the configuration from FILE: .conf, .hocon (HOCON), .json or .toml
               -p, --port PORT         listen on PORT (0-65535) instead of the first listener's port

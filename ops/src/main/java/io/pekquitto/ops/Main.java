@@ -2,6 +2,7 @@ package io.pekquitto.ops;
 
 import io.pekquitto.auth.acl.AclFileException;
 import io.pekquitto.auth.password.PasswdCommand;
+import io.pekquitto.ops.convert.ConvertCommand;
 import io.pekquitto.auth.password.PasswordFileException;
 import io.pekquitto.auth.tls.TlsConfigurationException;
 import io.pekquitto.ops.fatal.HaltOnFatalError;
@@ -21,7 +22,8 @@ import sun.misc.Signal;
  * A bad command line or configuration prints {@code pekquitto: <message>} on stderr and exits with 1;
  * {@code --test-config} checks the configuration and the files it names and exits, as Mosquitto 2.1's.
  * {@code java -jar pekquitto.jar passwd [-c] [-b] [-D] FILE USER [PASSWORD]} manages a password file as
- * {@code mosquitto_passwd} does.
+ * {@code mosquitto_passwd} does; {@code java -jar pekquitto.jar convert mosquitto.conf} prints a Mosquitto
+ * configuration as pekquitto's ({@link ConvertCommand}).
  */
 public final class Main {
 
@@ -45,6 +47,9 @@ public final class Main {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length > 0 && args[0].equals("passwd")) {
             return PasswdCommand.run(List.of(args).subList(1, args.length), System.in, out, err);
+        }
+        if (args.length > 0 && args[0].equals("convert")) {
+            return ConvertCommand.run(List.of(args).subList(1, args.length), out, err);
         }
         CommandLine commandLine;
         CommandLine.Configuration configuration;

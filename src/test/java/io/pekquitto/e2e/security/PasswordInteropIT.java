@@ -38,7 +38,7 @@ class PasswordInteropIT {
     }
 
     /** A program of Debian's mosquitto package: mosquitto is in /usr/sbin, not on every PATH. */
-    private static String mosquittoProgram(String name) {
+    static String mosquittoProgram(String name) {
         return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"), new String[] {"/usr/sbin", "/usr/bin"})
                 .flatMap(Stream::of)
                 .map(dir -> Path.of(dir, name))
@@ -49,7 +49,7 @@ class PasswordInteropIT {
     }
 
     /** Creates {@code file} with alice (wonderland) and bob (builder) by {@code passwd} in batch mode. */
-    private static void addUsers(List<String> passwd, Path file) throws Exception {
+    static void addUsers(List<String> passwd, Path file) throws Exception {
         for (var args : List.of(List.of("-c", "-b", file.toString(), "alice", "wonderland"),
                                 List.of("-b", file.toString(), "bob", "builder"))) {
             try (var process = ChildProcess.start(Stream.concat(passwd.stream(), args.stream()).toList())) {
@@ -58,7 +58,7 @@ class PasswordInteropIT {
         }
     }
 
-    private static int freePort() throws Exception {
+    static int freePort() throws Exception {
         try (var probe = new ServerSocket(0)) {
             return probe.getLocalPort();
         }
@@ -108,7 +108,7 @@ class PasswordInteropIT {
     }
 
     /** mosquitto_pub's exit status: 0 when it connected and published. */
-    private static int publish(int port, String username, String password) throws Exception {
+    static int publish(int port, String username, String password) throws Exception {
         try (var pub = ChildProcess.start(MosquittoClients.pub(port, "5", Names.clientId("mpub"),
                 "-u", username, "-P", password, "-q", "1", "-t", "interop", "-m", "hello"))) {
             return pub.awaitExit();
