@@ -62,6 +62,12 @@ final class GlobalOptions {
                     if (value != null) conversion.set("sys-interval", Math.max(0, value) + "s");
                 }
                 case "persistent_client_expiration" -> expiration(line, conversion);
+                case "per_listener_settings" -> {
+                    if (!"false".equals(conversion.bool(line))) {
+                        conversion.note(line, "pekquitto's authentication and ACLs are the broker's, for every listener: "
+                                + "the last allow_anonymous, password_file and acl_file hold for all of them");
+                    }
+                }
                 case "log_type" -> logType(line, conversion);
                 default -> conversion.note(line, "not an option this converter knows: left out");
             }

@@ -8,7 +8,7 @@ import java.util.Set;
 final class ListenerOptions {
     private static final Set<String> OPTIONS = Set.of("port", "bind_address", "protocol", "certfile", "keyfile", "cafile",
             "require_certificate", "use_identity_as_username", "max_connections", "enable_proxy_protocol",
-            "accept_protocol_versions", "keyfile_password");
+            "accept_protocol_versions");
 
     private ListenerOptions() {}
 
@@ -28,7 +28,6 @@ final class ListenerOptions {
             case "certfile" -> listener.tls("cert-file", Hocon.quote(line.value()));
             case "keyfile" -> listener.tls("key-file", Hocon.quote(line.value()));
             case "cafile" -> listener.tls("ca-file", Hocon.quote(line.value()));
-            case "keyfile_password" -> listener.tls("key-password", Hocon.quote(line.value()));
             case "require_certificate" -> {
                 var value = conversion.bool(line);
                 if (value != null) listener.tls("require-client-cert", value);

@@ -40,7 +40,6 @@ public final class MosquittoConversion {
             Map.entry("allow_zero_length_clientid", "pekquitto assigns a client id to a client that sends none"),
             Map.entry("auto_id_prefix", "pekquitto names the client ids it assigns itself"),
             Map.entry("memory_limit", "pekquitto's memory budget is memory.budget, a share of the heap"),
-            Map.entry("per_listener_settings", "pekquitto's authentication and ACLs are the broker's, for every listener"),
             Map.entry("mount_point", "pekquitto has no mount points"),
             Map.entry("http_dir", "pekquitto serves its own status page on WebSocket listeners (status-page)"),
             Map.entry("socket_domain", "pekquitto listens on the address family of the listener's host"),

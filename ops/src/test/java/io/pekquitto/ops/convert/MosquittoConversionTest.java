@@ -65,6 +65,12 @@ class MosquittoConversionTest {
     }
 
     @Test
+    void perListenerSettingsAreNamedOnlyWhenTheyDifferFromPekquittos() throws IOException {
+        assertFalse(convert("per_listener_settings false").contains("per_listener_settings"), "pekquitto's own way: nothing to say");
+        assertTrue(convert("per_listener_settings true").contains("# mosquitto.conf:1: per_listener_settings true"));
+    }
+
+    @Test
     void withoutAListenerLineNoListenerIsConfiguredAsMosquittoListensOnLoopbackAlone() throws IOException {
         assertFalse(parsed(convert("allow_anonymous true")).hasPath("listeners"));
         var withPort = parsed(convert("port 1884")).getConfigList("listeners");
