@@ -101,8 +101,8 @@ public final class MosquittoConversion {
         var port = integer(line, 0);
         if (port == null) return;
         if (line.arguments().size() > 1 && port == 0) {
-            note(line, "pekquitto has no Unix socket listeners");
-            current = null;
+            note(line, "pekquitto has no Unix socket listeners: this one and its options are left out");
+            current = new ConvertedListener(0, null);  // takes its options, and is not in the result
             return;
         }
         current = new ConvertedListener(port, line.arguments().size() > 1 ? line.arguments().get(1) : null);

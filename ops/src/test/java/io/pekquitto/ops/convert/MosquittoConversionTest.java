@@ -71,6 +71,14 @@ class MosquittoConversionTest {
     }
 
     @Test
+    void aUnixSocketListenerIsLeftOutWithItsOptions() throws IOException {
+        var converted = convert("listener 0 /run/mosquitto.sock", "protocol websockets", "listener 1883");
+        var listeners = parsed(converted).getConfigList("listeners");
+        assertEquals(1, listeners.size());
+        assertFalse(listeners.get(0).hasPath("protocol"), "the socket's protocol line stays with it: " + converted);
+    }
+
+    @Test
     void withoutAListenerLineNoListenerIsConfiguredAsMosquittoListensOnLoopbackAlone() throws IOException {
         assertFalse(parsed(convert("allow_anonymous true")).hasPath("listeners"));
         var withPort = parsed(convert("port 1884")).getConfigList("listeners");
