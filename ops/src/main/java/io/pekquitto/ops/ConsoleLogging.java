@@ -58,8 +58,8 @@ public final class ConsoleLogging extends ContextAwareBase implements Configurat
         appender.setEncoder(encoder(context, "json".equals(Main.logFormat())));
         appender.start();
         // As Logback reads a level attribute: a name it does not know is DEBUG.
-        var level = System.getProperty(LogLevel.PROPERTY, System.getenv(LogLevel.PROPERTY));
-        context.getLogger("io.pekquitto").setLevel(level == null ? Level.INFO : Level.toLevel(level));
+        var level = LogLevel.requested();
+        context.getLogger(LogLevel.LOGGER).setLevel(level == null ? Level.INFO : Level.toLevel(level));
         var root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         root.setLevel(Level.WARN);
         root.addAppender(appender);

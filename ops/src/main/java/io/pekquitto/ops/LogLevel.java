@@ -28,13 +28,18 @@ record LogLevel(String level, Optional<String> override) {
     static final String KEY = SettingsReader.ROOT + ".log.level";
     private static final List<String> LEVELS = List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
     /** The loggers it sets; Pekko's and the libraries' stay at WARN ({@link ConsoleLogging}). */
-    private static final String LOGGER = "io.pekquitto";
+    static final String LOGGER = "io.pekquitto";
 
     /** The level at start, before the first logger: {@code -v}, else the variable, else {@code configured}. */
     static LogLevel atStart(boolean verbose, String configured) {
         if (verbose) return new LogLevel("DEBUG", Optional.of("-v"));
-        var variable = Optional.ofNullable(System.getProperty(PROPERTY, System.getenv(PROPERTY)));
+        var variable = Optional.ofNullable(requested());
         return variable.map(level -> new LogLevel(level, Optional.of(PROPERTY))).orElse(new LogLevel(configured, Optional.empty()));
+    }
+
+    /** {@code PEKQUITTO_LOG_LEVEL}: the system property, else the environment variable; null without either. */
+    static String requested() {
+        return System.getProperty(PROPERTY, System.getenv(PROPERTY));
     }
 
     /** The configuration's {@code log.level}, upper case, checked. */

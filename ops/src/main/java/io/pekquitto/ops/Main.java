@@ -2,9 +2,9 @@ package io.pekquitto.ops;
 
 import io.pekquitto.auth.acl.AclFileException;
 import io.pekquitto.auth.password.PasswdCommand;
-import io.pekquitto.ops.convert.ConvertCommand;
 import io.pekquitto.auth.password.PasswordFileException;
 import io.pekquitto.auth.tls.TlsConfigurationException;
+import io.pekquitto.ops.convert.ConvertCommand;
 import io.pekquitto.ops.fatal.HaltOnFatalError;
 import io.pekquitto.shards.broker.Broker;
 import io.pekquitto.shards.settings.AuthSettings;
