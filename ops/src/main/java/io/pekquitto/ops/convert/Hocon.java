@@ -1,27 +1,16 @@
 package io.pekquitto.ops.convert;
 
+import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigValueFactory;
+
 /** Values written into the converted configuration. */
 final class Hocon {
+    private static final ConfigRenderOptions JSON = ConfigRenderOptions.concise();
+
     private Hocon() {}
 
-    /** A quoted HOCON string (JSON's escapes), so that a path with spaces, colons or backslashes stays one value. */
+    /** A quoted string as Typesafe Config writes one (JSON's escapes): a path with spaces, colons or quotes stays one value. */
     static String quote(String text) {
-        var quoted = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\n' -> quoted.append("\\n");
-                case '\t' -> quoted.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        quoted.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        quoted.append(c);
-                    }
-                }
-            }
-        }
-        return quoted.append('"').toString();
+        return ConfigValueFactory.fromAnyRef(text).render(JSON);
     }
 }
