@@ -125,7 +125,7 @@ class ConfigFileTest {
                 new StoreSettings(true, Path.of("data"), Durability.BATCH),  // the runnable broker's default
                 true, new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
                         new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)),
-                autoMemory(2, 8 << 20), ClusterSettings.OFF);
+                autoMemory(2, 8 << 20), ClusterSettings.OFF, List.of());
 
         assertEquals(expected, read(write("broker.conf", HOCON)));
         assertEquals(expected, read(write("broker.hocon", HOCON)));

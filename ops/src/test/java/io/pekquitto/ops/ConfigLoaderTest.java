@@ -54,7 +54,7 @@ class ConfigLoaderTest {
                 new StoreSettings(storeEnabled, Path.of("data"), Durability.BATCH), true,
                 new OperationsSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
                         new OperationsSettings.MetricsSettings(false, "127.0.0.1", 9883)),
-                ConfigFileTest.autoMemory(shards, Runtime.getRuntime().maxMemory() / 4), ClusterSettings.OFF);
+                ConfigFileTest.autoMemory(shards, Runtime.getRuntime().maxMemory() / 4), ClusterSettings.OFF, List.of());
     }
 
     @Test

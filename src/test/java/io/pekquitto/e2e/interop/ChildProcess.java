@@ -88,6 +88,12 @@ public final class ChildProcess implements AutoCloseable {
         if (!process.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) fail("not dead after SIGKILL within " + DEADLINE);
     }
 
+    /** Stops the process with SIGTERM (a broker saves its state then) and waits until it has exited. */
+    public void terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) fail("still running " + DEADLINE + " after SIGTERM: " + output());
+    }
+
     public String output() {
         lines.drainTo(seen);
         return String.join("\n", seen);

@@ -3,6 +3,9 @@ package io.pekquitto.shards.broker;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.pekquitto.auth.Security;
+import io.pekquitto.auth.tls.TlsConfigurationException;
+import io.pekquitto.shards.bridge.Bridge;
+import io.pekquitto.shards.bridge.BridgeCommand;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.listener.Listener;
@@ -11,6 +14,7 @@ import io.pekquitto.shards.listener.actor.ListenerReport;
 import io.pekquitto.shards.listener.actor.TcpListener;
 import io.pekquitto.shards.node.MeshPeers;
 import io.pekquitto.shards.node.NodeMesh;
+import io.pekquitto.shards.session.SessionDirectory;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.shard.Shard;
 import io.pekquitto.shards.shard.ShardCommand;
@@ -79,6 +83,7 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
     private final ActorRef<FiguresCommand> figures;
     /** Where each shard says that none of its connections is left, as the broker shuts down. */
     private final ActorRef<ShardCommand.ConnectionsGone> drained;
+    private final List<ActorRef<BridgeCommand>> bridges = new ArrayList<>();
     private Optional<String> bindFailure = Optional.empty();
     private int listenersBound;
 
@@ -217,6 +222,29 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
         this.figures = context.spawn(FiguresCollector.create(shards, served, store, storeHealth, settings.operations().sysInterval(),
                 version(), extras, System::nanoTime), "figures");
         this.shutdownTask = shutDownWithTheSystem(context, settings.operations().shutdownTimeout());
+        startBridges(context);
+    }
+
+    /**
+     * Each bridge on the shard that is its local client's home, supervised: restarted after a failure
+     * (its local client taken over, say) with a growing wait. A bridge whose TLS files cannot be used
+     * fails the start as a listener's would.
+     */
+    private void startBridges(ActorContext<BrokerCommand> context) {
+        var self = context.getSelf();
+        Bridge.LocalConnector connector = (options, replyTo) -> self.tell(new BrokerCommand.ConnectClient(options, replyTo));
+        for (var bridge : settings.bridges()) {
+            int home = SessionDirectory.homeOf(bridge.localClientId(), shards.size());
+            try {
+                var behavior = Behaviors.supervise(Bridge.create(bridge, settings, connector, shards.get(home)))
+                        .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30), 0.2));
+                bridges.add(context.spawn(behavior, "bridge-" + java.net.URLEncoder.encode(bridge.name(), java.nio.charset.StandardCharsets.UTF_8),
+                        DispatcherSelector.fromConfig(dispatcherPath(home))));
+            } catch (TlsConfigurationException e) {
+                context.getLog().error(e.getMessage());
+                bindFailure = Optional.of(e.getMessage());
+            }
+        }
     }
 
     /** The version in the runnable jar's manifest; "dev" when run from classes. */
@@ -268,6 +296,7 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
         var timeout = settings.operations().shutdownTimeout();
         getContext().getLog().info("Shutting down: disconnecting {} clients (at most {})", counts.connectionsTotal(), timeout);
         stopAccepting();
+        bridges.forEach(bridge -> bridge.tell(BridgeCommand.Stop.INSTANCE));
         shards.forEach(shard -> shard.tell(new ShardCommand.ShutDown(drained)));
         timers.startSingleTimer(BrokerInternal.ShutdownTimedOut.INSTANCE, drainTimeout());
         return this;

@@ -66,8 +66,8 @@ public record MessageProperties(boolean utf8Payload, Optional<Long> messageExpir
         return new MessageProperties(utf8Payload, messageExpiryInterval, contentType, responseTopic, correlationData, more);
     }
 
-    /** As a PUBLISH carries them. */
-    Properties toProperties() {
+    /** As a PUBLISH carries them (a bridge's to its remote, too). */
+    public Properties toProperties() {
         var builder = Properties.builder();
         if (utf8Payload) builder.set(PropertyId.PAYLOAD_FORMAT_INDICATOR, 1);
         messageExpiryInterval.ifPresent(seconds -> builder.set(PropertyId.MESSAGE_EXPIRY_INTERVAL, seconds));
@@ -82,7 +82,7 @@ public record MessageProperties(boolean utf8Payload, Optional<Long> messageExpir
      * The message properties of a PUBLISH; the Subscription Identifiers are left out: an in-process
      * client's are its own bookkeeping (which subscriber gets the message), not the application's.
      */
-    static MessageProperties of(Properties properties) {
+    public static MessageProperties of(Properties properties) {
         if (properties.isEmpty()) return NONE;
         return new MessageProperties(properties.payloadFormatIndicator().orElse(0) == 1,
                 properties.messageExpiryInterval(), properties.contentType(), properties.responseTopic(),

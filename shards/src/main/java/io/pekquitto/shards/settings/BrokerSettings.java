@@ -54,6 +54,7 @@ import java.util.Objects;
  * @param memory                the heap clients may fill with what they hold, in all and each
  *                              ({@code pekquitto.memory}, and {@code max-queued-bytes} as a client's share)
  * @param cluster               whether and how this broker is a node of a cluster ({@code pekquitto.cluster})
+ * @param bridges               the links to remote brokers and the topics they carry ({@code pekquitto.bridges})
  */
 public record BrokerSettings(
         int shards,
@@ -82,13 +83,15 @@ public record BrokerSettings(
         boolean connectionMessages,
         OperationsSettings operations,
         MemorySettings memory,
-        ClusterSettings cluster) {
+        ClusterSettings cluster,
+        List<BridgeSettings> bridges) {
 
     /** The largest value of MQTT's four-byte remaining length plus its fixed header (2.2.3). */
     public static final int PROTOCOL_MAX_PACKET_SIZE = 268_435_455 + 5;
 
     public BrokerSettings {
         listeners = List.copyOf(listeners);
+        bridges = List.copyOf(bridges);
         Objects.requireNonNull(maxSessionExpiry, "maxSessionExpiry");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(placement, "placement");

@@ -55,6 +55,10 @@ public final class SettingsReader {
         var defaults = DEFAULTS.getObject(ROOT);
         // Each listener is checked against listener-defaults, which has every key a listener may have.
         var known = defaults.withValue("listeners", ConfigValueFactory.fromIterable(List.of(defaults.get("listener-defaults"))));
+        // Each bridge against bridge-defaults, and each of its topics against topic-defaults.
+        var bridge = DEFAULTS.getConfig(path("bridge-defaults"));
+        var knownBridge = bridge.root().withValue("topics", ConfigValueFactory.fromIterable(List.of(bridge.getValue("topic-defaults"))));
+        known = known.withValue("bridges", ConfigValueFactory.fromIterable(List.of(knownBridge)));
         checkKnownKeys(config.getObject(ROOT), known, ROOT);
         try {
             int shards = shards(config);
@@ -87,7 +91,8 @@ public final class SettingsReader {
                     config.getBoolean(path("log.connection-messages")),
                     operationsSettings(config),
                     memory,
-                    ClusterSettingsReader.read(config, path("cluster")));
+                    ClusterSettingsReader.read(config, path("cluster")),
+                    BridgesReader.read(config, path("bridges"), path("bridge-defaults")));
         } catch (ConfigException e) {
             // Typesafe's message already names the origin and the full path.
             throw new ConfigurationException(e.getMessage(), e);

@@ -6,8 +6,11 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Locale;
 
@@ -60,6 +63,11 @@ public enum SocketKind {
      */
     boolean sharesPorts() {
         return this == EPOLL;
+    }
+
+    /** The class of an outbound socket (a bridge's) on this transport's loops. */
+    public Class<? extends SocketChannel> clientChannelClass() {
+        return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
     ServerChannel newServerChannel() {
