@@ -24,7 +24,13 @@ class BridgeToMosquittoIT {
     static final Duration WAIT = Duration.ofSeconds(10);
 
     /** A broker on a free port with one bridge to {@code remotePort}, named "b", client id {@code clientId}. */
-    static Pekquitto pekquittoBridgedTo(int remotePort, String version, String clientId, String topics, String more) {
+    static Pekquitto pekquittoBridgedTo(int remotePort, String version, String clientId, String topics, String bridgeMore) {
+        return pekquittoBridgedTo(remotePort, version, clientId, topics, bridgeMore, "");
+    }
+
+    /** The same, with {@code brokerMore} settings of the broker's own (a store, say). */
+    static Pekquitto pekquittoBridgedTo(int remotePort, String version, String clientId, String topics, String bridgeMore,
+                                        String brokerMore) {
         return Pekquitto.start(BrokerSettings.parse("""
                 shards = 1
                 listeners = [{host = "127.0.0.1", port = 0}]
@@ -34,7 +40,8 @@ class BridgeToMosquittoIT {
                   topics = %s
                   %s
                 }]
-                """.formatted(remotePort, version, clientId, topics, more)));
+                %s
+                """.formatted(remotePort, version, clientId, topics, bridgeMore, brokerMore)));
     }
 
     /** Waits for the bridge's notification "1" on the local broker. */

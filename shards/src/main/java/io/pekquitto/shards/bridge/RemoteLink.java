@@ -71,7 +71,7 @@ final class RemoteLink extends ChannelInboundHandlerAdapter {
         var future = bootstrap.connect(address);
         link.channel = future.channel();
         future.addListener((ChannelFutureListener) connected -> {
-            if (!connected.isSuccess()) link.closed("cannot connect to " + address + ": " + connected.cause().getMessage());
+            if (!connected.isSuccess()) link.closed(String.valueOf(connected.cause().getMessage()));
         });
         return link;
     }

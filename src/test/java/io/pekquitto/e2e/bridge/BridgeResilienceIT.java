@@ -1,0 +1,106 @@
+package io.pekquitto.e2e.bridge;
+
+import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.WAIT;
+import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.pekquittoBridgedTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pekquitto.e2e.Inbox;
+import io.pekquitto.e2e.Names;
+import io.pekquitto.e2e.PahoClient;
+import io.pekquitto.e2e.RawClient;
+import io.pekquitto.e2e.V3Client;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Nothing lost while the remote is away: a real Mosquitto stopped and started again under the bridge,
+ * and pekquitto itself restarted on its store while the remote is away.
+ */
+class BridgeResilienceIT {
+    private static final String OUT = "[ { pattern = \"queue/#\", direction = out, qos = 1 } ]";
+
+    /** A persistent QoS 1 subscriber at the remote, whose session Mosquitto keeps across its restarts. */
+    private static V3Client farSubscriber(int port, String clientId) throws Exception {
+        var far = V3Client.connect(port, clientId, options -> options.setCleanSession(false));
+        far.subscribe("queue/#", 1);
+        return far;
+    }
+
+    private static List<String> texts(List<Inbox.Message> messages) {
+        return messages.stream().map(Inbox.Message::text).toList();
+    }
+
+    private static List<String> numbered(int from, int to) {
+        return IntStream.range(from, to).mapToObj(i -> "m" + i).toList();
+    }
+
+    @Test
+    @Timeout(90)
+    @DisplayName("the remote stopped and started again: QoS 1 published meanwhile arrives once, in order; the state goes 0 and back to 1")
+    void remoteRestart() throws Exception {
+        var clientId = Names.clientId("bridge");
+        var state = "$SYS/broker/connection/" + clientId + "/state";
+        var farId = Names.clientId("far");
+        try (var remote = MosquittoRemote.launch();
+             var pekquitto = pekquittoBridgedTo(remote.port(), "3.1.1", clientId, OUT, "");
+             var local = PahoClient.connect(RawClient.V5, pekquitto.port(), Names.clientId("local"));
+             var watcher = PahoClient.connect(RawClient.V5, pekquitto.port(), Names.clientId("watcher"))) {
+            farSubscriber(remote.port(), farId).close();
+            watcher.subscribe(state, 1);
+            BridgeToMosquittoIT.awaitUp(local, clientId);
+            assertEquals("1", awaitState(watcher, "1"));
+
+            try (var far = farSubscriber(remote.port(), farId)) {
+                for (int i = 0; i < 10; i++) local.publish("queue/a", "m" + i, 1, false);
+                assertEquals(numbered(0, 10), texts(far.inbox().next(10, WAIT)));
+            }
+            remote.stop();
+            awaitState(watcher, "0");
+            // The local publishers' PUBACKs do not wait for the remote: each publish returns while it is away.
+            for (int i = 10; i < 60; i++) local.publish("queue/a", "m" + i, 1, false);
+            remote.start();
+            awaitState(watcher, "1");
+            try (var far = farSubscriber(remote.port(), farId)) {
+                assertEquals(numbered(10, 60), texts(far.inbox().next(50, WAIT)));
+                far.inbox().expectNothing(Duration.ofMillis(500));
+            }
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    @DisplayName("pekquitto restarted on its store while the remote is away: what waited to go out is sent once it is back")
+    void pekquittoRestartWithTheStore() throws Exception {
+        var clientId = Names.clientId("bridge");
+        var farId = Names.clientId("far");
+        var store = "store { enabled = true, path = \"" + Files.createTempDirectory("bridge-store").toAbsolutePath() + "\" }";
+        try (var remote = MosquittoRemote.launch()) {
+            farSubscriber(remote.port(), farId).close();
+            remote.stop();
+            try (var pekquitto = pekquittoBridgedTo(remote.port(), "3.1.1", clientId, OUT, "", store);
+                 var local = PahoClient.connect(RawClient.V5, pekquitto.port(), Names.clientId("local"))) {
+                for (int i = 0; i < 30; i++) local.publish("queue/b", "m" + i, 1, false);
+            }
+            remote.start();
+            try (var pekquitto = pekquittoBridgedTo(remote.port(), "3.1.1", clientId, OUT, "", store);
+                 var far = farSubscriber(remote.port(), farId)) {
+                assertEquals(numbered(0, 30), texts(far.inbox().next(30, WAIT)));
+                far.inbox().expectNothing(Duration.ofMillis(500));
+            }
+        }
+    }
+
+    /** The next state the watcher hears, which must be {@code expected}. */
+    private static String awaitState(PahoClient watcher, String expected) throws Exception {
+        for (long deadline = System.nanoTime() + WAIT.toNanos(); System.nanoTime() < deadline; ) {
+            var message = watcher.inbox().poll(Duration.ofMillis(200));
+            if (message != null && message.text().equals(expected)) return expected;
+        }
+        throw new AssertionError("the bridge's state did not become " + expected + " within " + WAIT);
+    }
+}
