@@ -133,6 +133,12 @@ class MosquittoConversionTest {
     }
 
     @Test
+    void theAclFilesDifferenceIsSaid() throws IOException {
+        var converted = convert("acl_file /etc/mosquitto/acl");
+        assertTrue(converted.contains("# mosquitto.conf:1: acl_file /etc/mosquitto/acl\n#   pekquitto judges a subscription"), converted);
+    }
+
+    @Test
     void includeDirReadsItsConfFilesInOrder() throws IOException {
         var conf = Files.createDirectory(directory.resolve("conf.d"));
         Files.writeString(conf.resolve("b.conf"), "max_qos 1\n");
