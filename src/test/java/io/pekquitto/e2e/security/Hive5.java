@@ -95,7 +95,12 @@ final class Hive5 implements AutoCloseable {
     }
 
     Optional<Mqtt5Publish> quiet() throws InterruptedException {
-        return inbox.receive(QUIET.toMillis(), TimeUnit.MILLISECONDS);
+        return inbox(QUIET);
+    }
+
+    /** The next message within {@code wait}, if one comes. */
+    Optional<Mqtt5Publish> inbox(Duration wait) throws InterruptedException {
+        return inbox.receive(wait.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     static String text(Mqtt5Publish publish) {

@@ -39,6 +39,10 @@ final class GlobalOptions {
             if (value != null) conversion.set(NUMBERS.get(option), Integer.toString(value));
         } else if (FILES.containsKey(option)) {
             conversion.set(FILES.get(option), Hocon.quote(line.value()));
+            if (option.equals("acl_file")) {
+                conversion.note(line, "pekquitto judges a subscription when it is made: one that a deny rule overlaps is refused "
+                        + "(Mosquitto grants it and withholds the denied messages; docs/security.md)");
+            }
         } else {
             switch (option) {
                 case "persistence_location" -> {

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A Mosquitto 2.x configuration as a pekquitto one (HOCON): each option pekquitto has is carried over under the
@@ -14,16 +13,6 @@ import java.util.Set;
  * was not. Mosquitto's password and ACL files are read by pekquitto as they are, so only their paths move.
  */
 public final class MosquittoConversion {
-    /** Options of a bridge ({@code connection NAME} and what follows it): pekquitto has no bridges yet. */
-    private static final Set<String> BRIDGE_OPTIONS = Set.of("address", "addresses", "bridge_attempt_unsubscribe",
-            "bridge_bind_address", "bridge_cafile", "bridge_capath", "bridge_certfile", "bridge_keyfile", "bridge_insecure",
-            "bridge_alpn", "bridge_identity", "bridge_psk", "bridge_max_packet_size", "bridge_outgoing_retain",
-            "bridge_protocol_version", "bridge_require_ocsp", "bridge_tls_version", "bridge_receive_maximum",
-            "bridge_session_expiry_interval", "cleansession", "local_cleansession", "clientid", "idle_timeout",
-            "keepalive_interval", "local_clientid", "local_password", "local_username", "notifications",
-            "notifications_local_only", "notification_topic", "password", "remote_clientid", "remote_password",
-            "remote_username", "restart_timeout", "round_robin", "start_type", "threshold", "topic", "try_private",
-            "username", "bridge_reload_type", "bridge_max_topic_alias");
     /** Options Mosquitto has that pekquitto does without, and why. */
     private static final Map<String, String> LEFT_OUT = Map.ofEntries(
             Map.entry("pid_file", "pekquitto writes no pid file (its supervisor knows the process)"),
@@ -67,8 +56,9 @@ public final class MosquittoConversion {
     /** Top-level keys of the result, in the order first set, with their values as HOCON. */
     private final Map<String, String> settings = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();
-    /** The bridge whose section this is ({@code connection NAME}), or null. */
-    private String bridge;
+    private final List<ConvertedBridge> bridges = new ArrayList<>();
+    /** The bridge whose section this is ({@code connection NAME}), or null before the first. */
+    private ConvertedBridge bridge;
 
     private MosquittoConversion() {}
 
@@ -82,10 +72,11 @@ public final class MosquittoConversion {
     private void take(Line line) {
         var option = line.option();
         if (option.equals("connection")) {
-            bridge = line.value();
-            note(line, "pekquitto has no bridges yet: bridge " + bridge + " and its options are left out");
-        } else if (BRIDGE_OPTIONS.contains(option)) {
-            note(line, bridge != null ? "an option of bridge " + bridge : "a bridge's option outside a connection section");
+            bridge = new ConvertedBridge(line);
+            bridges.add(bridge);
+        } else if (BridgeOptions.OPTIONS.contains(option)) {
+            if (bridge != null) BridgeOptions.take(line, bridge, this);
+            else note(line, "a bridge's option before any connection line (Mosquitto refuses it): left out");
         } else if (option.equals("listener")) {
             listener(line);
         } else if (ListenerOptions.applies(option)) {
@@ -148,11 +139,32 @@ public final class MosquittoConversion {
         return null;
     }
 
+    /**
+     * The bridges with an address, each with what Mosquitto gives it from elsewhere: its local session as clean
+     * as its remote one unless {@code local_cleansession} says otherwise, and the broker's {@code max_inflight_messages}.
+     */
+    private List<ConvertedBridge> completed(List<ConvertedBridge> all) {
+        var complete = new ArrayList<ConvertedBridge>();
+        for (var each : all) {
+            if (!each.hasAddress()) {
+                note(each.connection(), "bridge " + each.name() + " has no address (Mosquitto refuses it too): left out with its options");
+                continue;
+            }
+            if (each.has("clean-start") && !each.has("local-clean-start")) each.set("local-clean-start", each.get("clean-start"));
+            var inflight = settings.get("max-inflight-messages");
+            if (inflight != null && !each.has("max-inflight")) each.set("max-inflight", inflight);
+            complete.add(each);
+        }
+        return complete;
+    }
+
     private String render(Path source) {
         var text = new StringBuilder();
         text.append("# pekquitto's configuration, converted from ").append(source).append(" by `pekquitto convert`.\n");
         text.append("# Check it: java -jar pekquitto.jar -c THIS_FILE --test-config\n");
         if (!listeners.isEmpty()) text.append(ConvertedListener.renderAll(listeners));
+        var complete = completed(bridges);
+        if (!complete.isEmpty()) text.append(ConvertedBridge.renderAll(complete));
         settings.forEach((key, value) -> text.append(key).append(" = ").append(value).append('\n'));
         if (!notes.isEmpty()) {
             text.append("\n# Not carried over, or carried over with a difference:\n");
