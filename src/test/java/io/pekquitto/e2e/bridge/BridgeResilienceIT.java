@@ -4,11 +4,13 @@ import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.WAIT;
 import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.pekquittoBridgedTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pekquitto.e2e.Eventually;
 import io.pekquitto.e2e.Inbox;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.V3Client;
+import io.pekquitto.shards.stats.ShardFigures;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -91,6 +93,31 @@ class BridgeResilienceIT {
                  var far = farSubscriber(remote.port(), farId)) {
                 assertEquals(numbered(0, 30), texts(far.inbox().next(30, WAIT)));
                 far.inbox().expectNothing(Duration.ofMillis(500));
+            }
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    @DisplayName("past the local session's bound the newest messages are dropped and counted; the first ones go out in order")
+    void dropsPastTheBoundAreCounted() throws Exception {
+        var clientId = Names.clientId("bridge");
+        var farId = Names.clientId("far");
+        try (var remote = MosquittoRemote.launch()) {
+            farSubscriber(remote.port(), farId).close();
+            remote.stop();
+            try (var pekquitto = pekquittoBridgedTo(remote.port(), "3.1.1", clientId, OUT, "",
+                    "max-inflight-messages = 5\nmax-queued-messages = 10");
+                 var local = PahoClient.connect(RawClient.V5, pekquitto.port(), Names.clientId("local"))) {
+                for (int i = 0; i < 40; i++) local.publish("queue/c", "m" + i, 1, false);
+                long dropped = Eventually.await(WAIT, "25 dropped", () -> pekquitto.figures().toCompletableFuture().get()
+                        .shards().stream().mapToLong(ShardFigures::droppedTotal).sum(), count -> count >= 25);
+                assertEquals(25, dropped, "5 with the bridge, 10 queued, the rest dropped");
+                remote.start();
+                try (var far = farSubscriber(remote.port(), farId)) {
+                    assertEquals(numbered(0, 15), texts(far.inbox().next(15, WAIT)));
+                    far.inbox().expectNothing(Duration.ofMillis(500));
+                }
             }
         }
     }

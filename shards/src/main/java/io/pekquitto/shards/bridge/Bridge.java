@@ -1,7 +1,5 @@
 package io.pekquitto.shards.bridge;
 
-import io.netty.handler.ssl.SslContext;
-import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.Packet;
@@ -23,11 +21,11 @@ import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.MessageProperties;
 import io.pekquitto.shards.client.ReceivedMessage;
 import io.pekquitto.shards.connection.ShardMessage;
-import io.pekquitto.shards.connection.ShardRequest;
-import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.settings.BridgeSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
-import io.pekquitto.shards.transport.ShardLoops;
+import io.pekquitto.shards.tcp.ClientTls;
+import io.pekquitto.shards.transport.OutboundLink;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -46,7 +44,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One bridge (docs/bridges.md): a client of the remote broker over a {@link RemoteLink} and a client of
+ * One bridge (docs/bridges.md): a client of the remote broker over a {@link OutboundLink} and a client of
  * this broker as an {@link InProcessClient}, both on the shard whose dispatcher runs it. Out, its local
  * client's subscriptions (No Local, Retain As Published) bring it messages that it sends to the remote,
  * each acknowledged here only once the remote has it: until then it stays in the local session, which
@@ -57,25 +55,22 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 public final class Bridge extends AbstractBehavior<BridgeCommand> {
     /** How long the remote may take to answer CONNECT. */
     static final Duration CONNACK_TIMEOUT = Duration.ofSeconds(10);
-    private static final Binary UP = Binary.utf8("1");
-    private static final Binary DOWN = Binary.utf8("0");
-    /** The publisher id of the notifications: the broker's own, as its $SYS figures' (no client id starts with '$'). */
-    private static final String FIGURES_PUBLISHER = "$SYS";
 
     private enum LinkState { DOWN, RESOLVING, CONNECTING, AWAITING_CONNACK, UP }
 
     private final BridgeSettings bridge;
     private final BrokerSettings broker;
-    private final ActorRef<ShardMessage> shard;
+    private final LinkNotifications notifications;
     private final TimerScheduler<BridgeCommand> timers;
     private final TopicMapping topics;
     private final LinkAttempts attempts;
-    private final Optional<SslContext> tls;
+    private final Optional<ClientTls> tls;
     private final ActorRef<ReceivedMessage> outgoing;
     private final ActorRef<InProcessClient.Published> published;
+    private final OutboundLink.Events linkEvents;
     private ActorRef<InProcessClient.Command> local;
     private LinkState state = LinkState.DOWN;
-    private RemoteLink link;
+    private OutboundLink link;
     private long attempt;
     private final OutboundWindow<ReceivedMessage> window;
     /** Local messages not yet sent to the remote, in order: at most the local session's in-flight window. */
@@ -93,7 +88,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
      */
     public static Behavior<BridgeCommand> create(BridgeSettings bridge, BrokerSettings broker, LocalConnector connector,
                                                  ActorRef<ShardMessage> shard) {
-        var tls = bridge.tls().map(files -> BridgeTlsContext.load(bridge.name(), files));
+        var tls = bridge.tls().map(files -> ClientTls.load(bridge.name(), files));
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Bridge(context, timers, bridge, broker, connector, shard, tls)));
     }
 
@@ -104,11 +99,11 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     }
 
     private Bridge(ActorContext<BridgeCommand> context, TimerScheduler<BridgeCommand> timers, BridgeSettings bridge,
-                   BrokerSettings broker, LocalConnector connector, ActorRef<ShardMessage> shard, Optional<SslContext> tls) {
+                   BrokerSettings broker, LocalConnector connector, ActorRef<ShardMessage> shard, Optional<ClientTls> tls) {
         super(context);
         this.bridge = bridge;
         this.broker = broker;
-        this.shard = shard;
+        this.notifications = new LinkNotifications(bridge, shard);
         this.timers = timers;
         this.tls = tls;
         this.topics = new TopicMapping(bridge.topics());
@@ -116,10 +111,11 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         this.window = new OutboundWindow<>(bridge.maxInflight());
         this.outgoing = context.messageAdapter(ReceivedMessage.class, BridgeCommand.Outgoing::new);
         this.published = context.messageAdapter(InProcessClient.Published.class, BridgeCommand.LocallyPublished::new);
+        this.linkEvents = BridgeCommand.linkEvents(context.getSelf());
         var options = new ConnectOptions(bridge.localClientId(), bridge.localCleanStart(),
                 bridge.localCleanStart() ? 0 : RemotePackets.SESSION_EXPIRY, Optional.empty(), Optional.empty());
         connector.connect(options, context.messageAdapter(InProcessClient.ConnectOutcome.class, BridgeCommand.LocalConnect::new));
-        notify(DOWN);
+        notifications.down();
     }
 
     @Override
@@ -261,7 +257,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         long thisAttempt = ++attempt;
         var address = attempts.current();
         var lookups = getContext().getSystem().dispatchers().lookup(DispatcherSelector.blocking());
-        getContext().pipeToSelf(CompletableFuture.supplyAsync(() -> RemoteLink.resolve(address), lookups), (resolved, failure) -> failure == null
+        getContext().pipeToSelf(CompletableFuture.supplyAsync(() -> LinkAttempts.resolve(address), lookups), (resolved, failure) -> failure == null
                 ? new BridgeCommand.Resolved(thisAttempt, address.host(), resolved)
                 : new BridgeCommand.ResolveFailed(thisAttempt, "cannot resolve " + address.host() + ": " + failure.getMessage()));
         return this;
@@ -270,8 +266,8 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     private Behavior<BridgeCommand> onResolved(BridgeCommand.Resolved resolved) {
         if (resolved.attempt() != attempt || state != LinkState.RESOLVING || stopping) return this;
         state = LinkState.CONNECTING;
-        link = RemoteLink.connect(ShardLoops.current(), resolved.address(), resolved.host(), tls, bridge.protocolVersion(),
-                broker.maxPacketSize(), getContext().getSelf());
+        link = OutboundLink.connect(resolved.address(), resolved.host(), tls, bridge.protocolVersion(), broker.maxPacketSize(),
+                linkEvents);
         return this;
     }
 
@@ -305,12 +301,12 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         if (packet instanceof Publish publish) {
             onPublish(publish);
         } else if (packet instanceof PubAck ack) {
-            acknowledged(ack.reason().isError() ? window.completed(ack.packetId()) : window.acknowledged(ack.packetId()));
+            acknowledged(ack.reason().isError() ? refused(ack.packetId(), ack.reason()) : window.acknowledged(ack.packetId()));
         } else if (packet instanceof PubRec rec) {
             // An error reason ends the exchange (4.3.3): the remote will not have the message.
             var release = rec.reason().isError() ? null : window.received(rec.packetId());
             if (release != null) link.send(release);
-            if (rec.reason().isError()) acknowledged(window.completed(rec.packetId()));
+            if (rec.reason().isError()) acknowledged(refused(rec.packetId(), rec.reason()));
         } else if (packet instanceof PubComp comp) {
             acknowledged(window.completed(comp.packetId()));
         } else if (packet instanceof PubRel rel) {
@@ -323,6 +319,13 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
                     + disconnect.properties().reasonString().map(why -> " " + why).orElse(""));
         }
         // PINGRESP: heard, which is all it says.
+    }
+
+    /** The remote refused a message (an MQTT 5 error reason): it is done here, and said. */
+    private ReceivedMessage refused(int packetId, ReasonCode reason) {
+        var message = window.completed(packetId);
+        if (message != null) getContext().getLog().warn("bridge {}: the remote refused a message on {}: {}", bridge.name(), message.topic(), reason);
+        return message;
     }
 
     private void acknowledged(ReceivedMessage message) {
@@ -347,12 +350,14 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         var done = new ArrayList<ReceivedMessage>();
         window.resend(connAck.sessionPresent(), done).forEach(link::send);
         done.forEach(ReceivedMessage::acknowledge);
-        timers.startTimerWithFixedDelay(BridgeCommand.KeepAliveTick.INSTANCE, Duration.ofSeconds(bridge.keepAliveSeconds()));
+        // An MQTT 5 remote's Server Keep Alive replaces ours ([MQTT-3.2.2-21]); 0 means none.
+        int keepAlive = connAck.properties().serverKeepAlive().orElse(bridge.keepAliveSeconds());
+        if (keepAlive > 0) timers.startTimerWithFixedDelay(BridgeCommand.KeepAliveTick.INSTANCE, Duration.ofSeconds(keepAlive));
         if (bridge.startType() == BridgeSettings.StartType.LAZY) {
             timers.startTimerWithFixedDelay(BridgeCommand.IdleCheck.INSTANCE, bridge.idleTimeout().dividedBy(4).plusMillis(1));
         }
         lastSentAt = System.nanoTime();
-        notify(UP);
+        notifications.up();
     }
 
     /** Closes the link for {@code why}; {@link #onLinkClosed} follows. */
@@ -371,7 +376,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         timers.cancel(BridgeCommand.IdleCheck.INSTANCE);
         if (stopping) return this;
         if (was != LinkState.UP) return attemptFailed(why);
-        notify(DOWN);
+        notifications.down();
         getContext().getLog().warn("bridge {}: link to {} lost: {}", bridge.name(), attempts.current(), why);
         return retry(attempts.lost(waiting.size() + window.size()));
     }
@@ -394,7 +399,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     private Behavior<BridgeCommand> onKeepAliveTick() {
         if (state != LinkState.UP) return this;
         if (pingUnanswered) {
-            giveUp("no answer from the remote within keep-alive (" + bridge.keepAliveSeconds() + "s)");
+            giveUp("no answer from the remote within a keep-alive period");
             return this;
         }
         pingUnanswered = true;
@@ -427,19 +432,12 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         if (link != null && state == LinkState.UP) link.send(Disconnect.NORMAL);
         closeLink();
         if (local != null) local.tell(InProcessClient.Disconnect.NORMAL);
-        notify(DOWN);
+        notifications.down();
         return local == null ? Behaviors.stopped() : this;  // stops when its local client has
     }
 
     private Behavior<BridgeCommand> closeLink() {
         if (link != null) link.close();
         return this;
-    }
-
-    /** The link's state, retained here (Mosquitto's $SYS/broker/connection/CLIENT-ID/state). */
-    private void notify(Binary state) {
-        if (!bridge.notifications()) return;
-        shard.tell(new ShardRequest.Route(FIGURES_PUBLISHER, Message.received(bridge.notificationTopic(), state, QoS.AT_LEAST_ONCE,
-                true, Properties.NONE, System.nanoTime())));
     }
 }

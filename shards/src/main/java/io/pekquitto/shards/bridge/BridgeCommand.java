@@ -3,8 +3,10 @@ package io.pekquitto.shards.bridge;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.shards.client.InProcessClient;
 import io.pekquitto.shards.client.ReceivedMessage;
+import io.pekquitto.shards.transport.OutboundLink;
 import java.net.InetSocketAddress;
 import java.util.List;
+import org.apache.pekko.actor.typed.ActorRef;
 
 /** What a {@link Bridge} hears: the broker's word, its local client's, its link's and its timers'. */
 public sealed interface BridgeCommand {
@@ -34,14 +36,14 @@ public sealed interface BridgeCommand {
     record ResolveFailed(long attempt, String why) implements BridgeCommand {}
 
     /** The socket (and TLS, if any) is up: CONNECT goes out. */
-    record LinkOpened(RemoteLink link) implements BridgeCommand {}
+    record LinkOpened(OutboundLink link) implements BridgeCommand {}
 
-    record LinkPackets(RemoteLink link, List<Packet> packets) implements BridgeCommand {}
+    record LinkPackets(OutboundLink link, List<Packet> packets) implements BridgeCommand {}
 
     /** The socket takes writes again. */
-    record LinkWritable(RemoteLink link) implements BridgeCommand {}
+    record LinkWritable(OutboundLink link) implements BridgeCommand {}
 
-    record LinkClosed(RemoteLink link, String why) implements BridgeCommand {}
+    record LinkClosed(OutboundLink link, String why) implements BridgeCommand {}
 
     // ---- timers
 
@@ -56,4 +58,14 @@ public sealed interface BridgeCommand {
 
     /** A lazy bridge looks whether its link has been idle for idle-timeout. */
     enum IdleCheck implements BridgeCommand { INSTANCE }
+
+    /** The link's events as commands to {@code bridge}: they come on its thread but outside its turn. */
+    static OutboundLink.Events linkEvents(ActorRef<BridgeCommand> bridge) {
+        return new OutboundLink.Events() {
+            @Override public void opened(OutboundLink link) { bridge.tell(new LinkOpened(link)); }
+            @Override public void received(OutboundLink link, List<Packet> packets) { bridge.tell(new LinkPackets(link, packets)); }
+            @Override public void writable(OutboundLink link) { bridge.tell(new LinkWritable(link)); }
+            @Override public void closed(OutboundLink link, String why) { bridge.tell(new LinkClosed(link, why)); }
+        };
+    }
 }

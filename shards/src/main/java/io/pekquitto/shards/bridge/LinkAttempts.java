@@ -1,8 +1,12 @@
 package io.pekquitto.shards.bridge;
 
 import io.pekquitto.shards.settings.BridgeSettings;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -41,6 +45,15 @@ final class LinkAttempts {
     Optional<Duration> lost(int waitingMessages) {
         index = bridge.roundRobin() ? (index + 1) % bridge.addresses().size() : 0;
         return next(waitingMessages);
+    }
+
+    /** The address's host looked up: a blocking call, for a thread other than the shard's. */
+    static InetSocketAddress resolve(BridgeSettings.Address address) {
+        try {
+            return new InetSocketAddress(InetAddress.getByName(address.host()), address.port());
+        } catch (UnknownHostException e) {
+            throw new CompletionException(e);
+        }
     }
 
     private Optional<Duration> next(int waitingMessages) {

@@ -1,4 +1,4 @@
-package io.pekquitto.shards.bridge;
+package io.pekquitto.shards.tcp;
 
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.OpenSsl;
@@ -15,13 +15,23 @@ import java.nio.file.Path;
  * The client side of a bridge's TLS, read once when the bridge starts: the remote's certificate checked
  * against the CA file and, unless {@code insecure}, against the address's host name (Netty's client
  * default, HTTPS's rules); a client certificate presented where one is configured. OpenSSL where it
- * loads, as the listeners have it, else the JDK's engine.
+ * loads, as the listeners have it, else the JDK's engine. Opaque to the bridge: the transport puts its
+ * {@code SslHandler} in the outbound socket's pipeline.
  */
-final class BridgeTlsContext {
-    private BridgeTlsContext() {}
+public final class ClientTls {
+    private final SslContext context;
+
+    private ClientTls(SslContext context) {
+        this.context = context;
+    }
+
+    /** The Netty context, for the transport. */
+    public SslContext context() {
+        return context;
+    }
 
     /** @throws TlsConfigurationException naming the bridge and the file that is missing or unusable */
-    static SslContext load(String bridge, BridgeSettings.Tls tls) {
+    public static ClientTls load(String bridge, BridgeSettings.Tls tls) {
         requireReadable(bridge, "ca-file", tls.caFile());
         tls.certFile().ifPresent(file -> requireReadable(bridge, "cert-file", file));
         tls.keyFile().ifPresent(file -> requireReadable(bridge, "key-file", file));
@@ -35,7 +45,7 @@ final class BridgeTlsContext {
             tls.alpn().ifPresent(protocol -> builder.applicationProtocolConfig(new ApplicationProtocolConfig(
                     ApplicationProtocolConfig.Protocol.ALPN, ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                     ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, protocol)));
-            return builder.build();
+            return new ClientTls(builder.build());
         } catch (Exception e) {
             throw new TlsConfigurationException("bridge " + bridge + ": its TLS files (ca-file " + tls.caFile()
                     + tls.certFile().map(file -> ", cert-file " + file).orElse("") + tls.keyFile().map(file -> ", key-file " + file).orElse("")

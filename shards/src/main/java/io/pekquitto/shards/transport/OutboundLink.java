@@ -1,4 +1,4 @@
-package io.pekquitto.shards.bridge;
+package io.pekquitto.shards.transport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -9,37 +9,46 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
-import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.protocol.codec.PacketReader;
-import io.pekquitto.shards.transport.SocketKind;
-import io.pekquitto.shards.settings.BridgeSettings;
-import java.net.InetAddress;
+import io.pekquitto.shards.tcp.ClientTls;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletionException;
-import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * A bridge's socket to the remote broker: a Netty channel on the shard's own event loop (the thread
- * that runs the bridge's actor), TLS with Netty's {@code SslHandler} where configured, packets read with
- * the broker's own codec. It tells the bridge what happens as {@link BridgeCommand}s naming this link, so
- * a late word from an old link is told from the current one's; the bridge writes through it.
+ * An outbound MQTT socket (a bridge's, to its remote broker): a Netty channel on the calling shard's own
+ * event loop (the thread that runs the bridge's actor), TLS with Netty's {@code SslHandler} where
+ * configured, packets read with the broker's own codec. It tells its owner what happens through
+ * {@link Events}, naming itself, so that a late word from an old link is told from the current one's;
+ * the owner writes through it. Every method runs on the shard's thread.
  */
-final class RemoteLink extends ChannelInboundHandlerAdapter {
+public final class OutboundLink extends ChannelInboundHandlerAdapter {
+    /** What the link tells its owner; called on the shard's thread, outside the owner's turn: tell, do not touch state. */
+    public interface Events {
+        /** The socket (and TLS, if any) is up. */
+        void opened(OutboundLink link);
+
+        void received(OutboundLink link, List<Packet> packets);
+
+        /** The socket takes writes again. */
+        void writable(OutboundLink link);
+
+        /** The link is closed, or could not connect, for {@code why}; said once. */
+        void closed(OutboundLink link, String why);
+    }
+
     /** How long a TCP connect to the remote may take. */
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
-    private final ActorRef<BridgeCommand> bridge;
+    private final Events events;
     private final PacketReader reader;
     private final ProtocolVersion version;
     private final boolean tls;
@@ -47,24 +56,27 @@ final class RemoteLink extends ChannelInboundHandlerAdapter {
     private String failure;
     private boolean opened;
 
-    private RemoteLink(ActorRef<BridgeCommand> bridge, ProtocolVersion version, int maximumPacketSize, boolean tls) {
-        this.bridge = bridge;
+    private OutboundLink(Events events, ProtocolVersion version, int maximumPacketSize, boolean tls) {
+        this.events = events;
         this.version = version;
         this.reader = new PacketReader(maximumPacketSize, version);
         this.tls = tls;
     }
 
-    /** Connects to {@code address} on {@code loop}; the bridge hears {@link BridgeCommand.LinkOpened} or {@link BridgeCommand.LinkClosed}. */
-    static RemoteLink connect(EventLoop loop, InetSocketAddress address, String host, Optional<SslContext> tls,
-                              ProtocolVersion version, int maximumPacketSize, ActorRef<BridgeCommand> bridge) {
-        var link = new RemoteLink(bridge, version, maximumPacketSize, tls.isPresent());
-        var bootstrap = new Bootstrap().group(loop).channel(SocketKind.chosen().clientChannelClass())
+    /**
+     * Connects to {@code address} on the calling shard's loop ({@link ShardLoops#current()}); {@code host} is
+     * the name the remote's certificate must carry. {@code events} hears {@code opened} or {@code closed}.
+     */
+    public static OutboundLink connect(InetSocketAddress address, String host, Optional<ClientTls> tls, ProtocolVersion version,
+                                       int maximumPacketSize, Events events) {
+        var link = new OutboundLink(events, version, maximumPacketSize, tls.isPresent());
+        var bootstrap = new Bootstrap().group(ShardLoops.current()).channel(SocketKind.chosen().clientChannelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new io.netty.channel.ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel channel) {
-                        tls.ifPresent(context -> channel.pipeline().addLast(context.newHandler(channel.alloc(), host, address.getPort())));
+                        tls.ifPresent(client -> channel.pipeline().addLast(client.context().newHandler(channel.alloc(), host, address.getPort())));
                         channel.pipeline().addLast(link);
                     }
                 });
@@ -76,36 +88,27 @@ final class RemoteLink extends ChannelInboundHandlerAdapter {
         return link;
     }
 
-    /** The address's host looked up: a blocking call, for a thread other than the shard's. */
-    static InetSocketAddress resolve(BridgeSettings.Address address) {
-        try {
-            return new InetSocketAddress(InetAddress.getByName(address.host()), address.port());
-        } catch (UnknownHostException e) {
-            throw new CompletionException(e);
-        }
-    }
-
     /** Queues a packet; {@link #flush()} sends what was queued. */
-    void send(Packet packet) {
+    public void send(Packet packet) {
         channel.write(Unpooled.wrappedBuffer(PacketEncoder.encode(packet, version)), channel.voidPromise());
     }
 
-    void flush() {
+    public void flush() {
         channel.flush();
     }
 
-    /** Whether the socket takes more now; the bridge hears {@link BridgeCommand.LinkWritable} when it does again. */
-    boolean isWritable() {
+    /** Whether the socket takes more now; its owner hears {@link Events#writable} when it does again. */
+    public boolean isWritable() {
         return channel.isWritable();
     }
 
-    /** Stops or resumes reading the remote: the bridge's back-pressure while its local publishes wait. */
-    void reading(boolean on) {
+    /** Stops or resumes reading the remote: its owner's back-pressure. */
+    public void reading(boolean on) {
         channel.config().setAutoRead(on);
     }
 
-    /** Flushes what was queued and closes; the bridge hears {@link BridgeCommand.LinkClosed}. */
-    void close() {
+    /** Flushes what was queued and closes; its owner hears {@link Events#closed}. */
+    public void close() {
         channel.flush();
         channel.close();
     }
@@ -131,7 +134,7 @@ final class RemoteLink extends ChannelInboundHandlerAdapter {
 
     private void open() {
         opened = true;
-        bridge.tell(new BridgeCommand.LinkOpened(this));
+        events.opened(this);
     }
 
     @Override
@@ -149,12 +152,12 @@ final class RemoteLink extends ChannelInboundHandlerAdapter {
             failure = "malformed packet from the remote: " + e.getMessage();
             context.close();
         }
-        if (!packets.isEmpty()) bridge.tell(new BridgeCommand.LinkPackets(this, packets));
+        if (!packets.isEmpty()) events.received(this, packets);
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext context) {
-        if (context.channel().isWritable()) bridge.tell(new BridgeCommand.LinkWritable(this));
+        if (context.channel().isWritable()) events.writable(this);
         context.fireChannelWritabilityChanged();
     }
 
@@ -171,6 +174,6 @@ final class RemoteLink extends ChannelInboundHandlerAdapter {
     }
 
     private void closed(String why) {
-        bridge.tell(new BridgeCommand.LinkClosed(this, why));
+        events.closed(this, why);
     }
 }
