@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.interop.ChildProcess;
+import io.pekquitto.e2e.interop.MosquittoBroker;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
@@ -30,8 +31,8 @@ class MosquittoConvertIT {
     @DisplayName("a converted mosquitto.conf passes --test-config, and pekquitto admits and refuses whom Mosquitto does")
     void aConvertedConfigurationBehavesAsTheOriginal() throws Exception {
         var passwords = files.directory().resolve("convert-passwords");
-        PasswordInteropIT.addUsers(List.of(PasswordInteropIT.mosquittoProgram("mosquitto_passwd")), passwords);
-        int port = PasswordInteropIT.freePort();
+        PasswordInteropIT.addUsers(List.of(MosquittoBroker.program("mosquitto_passwd")), passwords);
+        int port = MosquittoBroker.freePort();
         var original = files.write("mosquitto.conf",
                 "# as a Mosquitto 2.0 deployment has it",
                 "per_listener_settings false",
@@ -58,7 +59,7 @@ class MosquittoConvertIT {
             assertEquals(port, pekquitto.port(), "the listener's port carried over");
             assertAdmitsAliceAndBobAndNotAWrongPassword(port, "pekquitto");
         }
-        try (var mosquitto = ChildProcess.start(List.of(PasswordInteropIT.mosquittoProgram("mosquitto"), "-c", original.toString()))) {
+        try (var mosquitto = ChildProcess.start(List.of(MosquittoBroker.program("mosquitto"), "-c", original.toString()))) {
             mosquitto.awaitLine(line -> line.contains(" running"));
             assertAdmitsAliceAndBobAndNotAWrongPassword(port, "Mosquitto");
         }

@@ -3,15 +3,14 @@ package io.pekquitto.e2e.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.interop.ChildProcess;
+import io.pekquitto.e2e.interop.MosquittoBroker;
 import io.pekquitto.e2e.interop.MosquittoClients;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,17 +36,6 @@ class PasswordInteropIT {
         files.close();
     }
 
-    /** A program of Debian's mosquitto package: mosquitto is in /usr/sbin, not on every PATH. */
-    static String mosquittoProgram(String name) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"), new String[] {"/usr/sbin", "/usr/bin"})
-                .flatMap(Stream::of)
-                .map(dir -> Path.of(dir, name))
-                .filter(Files::isExecutable)
-                .findFirst()
-                .map(Path::toString)
-                .orElseGet(() -> fail(name + " is not installed: `sudo apt-get install mosquitto` (.ci/run installs it)"));
-    }
-
     /** Creates {@code file} with alice (wonderland) and bob (builder) by {@code passwd} in batch mode. */
     static void addUsers(List<String> passwd, Path file) throws Exception {
         for (var args : List.of(List.of("-c", "-b", file.toString(), "alice", "wonderland"),
@@ -58,18 +46,12 @@ class PasswordInteropIT {
         }
     }
 
-    static int freePort() throws Exception {
-        try (var probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
-    }
-
     @Test
     @Timeout(30)
     @DisplayName("a password file made by mosquitto_passwd authenticates against pekquitto")
     void mosquittoPasswdFileWorksInPekquitto() throws Exception {
         var file = files.directory().resolve("by-mosquitto_passwd");
-        addUsers(List.of(mosquittoProgram("mosquitto_passwd")), file);
+        addUsers(List.of(MosquittoBroker.program("mosquitto_passwd")), file);
         var settings = BrokerSettings.parse("""
                 shards = 1
                 listeners = [{host = "127.0.0.1", port = 0}]
@@ -90,14 +72,14 @@ class PasswordInteropIT {
     void pekquittoPasswdFileWorksInMosquitto() throws Exception {
         var file = files.directory().resolve("by-pekquitto-passwd");
         addUsers(List.of(RunnableJar.java(), "-jar", RunnableJar.path(), "passwd"), file);
-        int port = freePort();
+        int port = MosquittoBroker.freePort();
         var config = files.write("mosquitto.conf",
                 "listener " + port + " 127.0.0.1",
                 "allow_anonymous false",
                 "password_file " + file.toAbsolutePath(),
                 // As root, Mosquitto would switch to its own user, who cannot read the test's directory.
                 "user " + System.getProperty("user.name"));
-        try (var mosquitto = ChildProcess.start(List.of(mosquittoProgram("mosquitto"), "-c", config.toString()))) {
+        try (var mosquitto = ChildProcess.start(List.of(MosquittoBroker.program("mosquitto"), "-c", config.toString()))) {
             mosquitto.awaitLine(line -> line.contains(" running"));
             for (var user : List.of("alice:wonderland", "bob:builder")) {
                 var parts = user.split(":");

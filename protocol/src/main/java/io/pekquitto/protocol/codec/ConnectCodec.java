@@ -47,6 +47,8 @@ final class ConnectCodec {
     private static final int WILL = 0x04;
     private static final int CLEAN_START = 0x02;
     private static final int RESERVED = 0x01;
+    /** The top bit of the protocol level: a bridge (Mosquitto's try_private), with 3.1 and 3.1.1 only. */
+    private static final int BRIDGE = 0x80;
 
     private ConnectCodec() {}
 
@@ -56,8 +58,10 @@ final class ConnectCodec {
     }
 
     /**
-     * 3.1.2.1, 3.1.2.2: "MQTT" with level 4 or 5, "MQIsdp" with level 3. A known name with another level
-     * is UNSUPPORTED_PROTOCOL_VERSION (3.1.1 return code 1, [MQTT-3.1.2-2]); another name is Malformed.
+     * 3.1.2.1, 3.1.2.2: "MQTT" with level 4 or 5, "MQIsdp" with level 3; 0x84 and 0x83 are a bridge's 4 and 3
+     * ({@link #BRIDGE}). A known name with another level is UNSUPPORTED_PROTOCOL_VERSION (3.1.1 return code 1,
+     * [MQTT-3.1.2-2]); another name is Malformed. Mosquitto (handle_connect.c) also lets 0x85 through as MQTT 5,
+     * but then reads its properties only if the level is exactly 5, so no bridge sends it; it is refused here.
      */
     private static ProtocolVersion readProtocol(ByteBuffer in) {
         String name = readString(in, "protocol name");
@@ -66,9 +70,10 @@ final class ConnectCodec {
             throw new MalformedPacketException("unknown protocol name [MQTT-3.1.2-1]");
         }
         int level = readByte(in, "protocol level");
-        if (mqtt && level == ProtocolVersion.MQTT_3_1_1.level()) return ProtocolVersion.MQTT_3_1_1;
+        int withoutBridge = level & ~BRIDGE;
+        if (mqtt && withoutBridge == ProtocolVersion.MQTT_3_1_1.level()) return ProtocolVersion.MQTT_3_1_1;
         if (mqtt && level == ProtocolVersion.MQTT_5.level()) return ProtocolVersion.MQTT_5;
-        if (!mqtt && level == ProtocolVersion.MQTT_3_1.level()) return ProtocolVersion.MQTT_3_1;
+        if (!mqtt && withoutBridge == ProtocolVersion.MQTT_3_1.level()) return ProtocolVersion.MQTT_3_1;
         throw new MalformedPacketException(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION,
                 "protocol " + name + " level " + level + " is not supported [MQTT-3.1.2-2]");
     }
@@ -77,6 +82,7 @@ final class ConnectCodec {
         checkFlags(flags, FLAGS, PacketType.CONNECT);
         checkRemainingLength(in, MIN_REMAINING_LENGTH, PacketType.CONNECT);
         var version = readProtocol(in);
+        boolean bridge = (in.get(in.position() - 1) & BRIDGE) != 0;  // the level byte readProtocol accepted
         int connectFlags = readByte(in, "connect flags");
         if ((connectFlags & RESERVED) != 0) {
             throw new MalformedPacketException("reserved connect flag set [MQTT-3.1.2-3]");
@@ -121,7 +127,7 @@ final class ConnectCodec {
         Optional<String> userName = hasUserName ? Optional.of(readString(in, "user name")) : Optional.empty();
         Optional<Binary> password = hasPassword ? Optional.of(readBinary(in, "password")) : Optional.empty();
         return new Connect(version, clientId, (connectFlags & CLEAN_START) != 0, keepAlive, will,
-                userName, password, properties);
+                userName, password, properties, bridge);
     }
 
     /** The remaining length, in the packet's own version. */
@@ -146,7 +152,7 @@ final class ConnectCodec {
         boolean v5 = version.hasProperties();
         writeFixedHeader(out, PacketType.CONNECT.value() << 4 | FLAGS, remainingLength);
         writeString(out, version.protocolName());
-        writeByte(out, version.level());
+        writeByte(out, version.level() | (connect.bridge() ? BRIDGE : 0));
         int connectFlags = connect.cleanStart() ? CLEAN_START : 0;
         if (connect.will().isPresent()) {
             var will = connect.will().get();

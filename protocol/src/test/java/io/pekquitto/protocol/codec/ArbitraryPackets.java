@@ -136,7 +136,8 @@ final class ArbitraryPackets {
         // 3.1.1 forbids a password without a user name ([MQTT-3.1.2-22]).
         boolean password = random.nextBoolean() && (userName.isPresent() || version.hasProperties());
         return new Connect(version, text(random), random.nextBoolean(), random.nextInt(0x10000), will, userName,
-                password ? Optional.of(binary(random)) : Optional.empty(), properties(random, Scope.CONNECT, version));
+                password ? Optional.of(binary(random)) : Optional.empty(), properties(random, Scope.CONNECT, version),
+                !version.hasProperties() && random.nextInt(4) == 0);  // a bridge's level (0x83, 0x84)
     }
 
     private static Publish publish(Random random, ProtocolVersion version) {

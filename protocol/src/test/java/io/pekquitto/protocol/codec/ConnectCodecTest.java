@@ -17,6 +17,7 @@ import io.pekquitto.protocol.Connect;
 import io.pekquitto.protocol.MalformedPacketException;
 import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PropertyId;
+import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.QoS;
 import io.pekquitto.protocol.ReasonCode;
 import io.pekquitto.protocol.Will;
@@ -87,6 +88,41 @@ class ConnectCodecTest {
                 Properties.NONE);
         assertEquals(connect, decode(V3, vector));
         assertArrayEquals(bytes(vector), encoded(connect, V3));
+    }
+
+    @Test
+    void bridgeBitIsDecodedAndEncodedIn311And31() {
+        // A Mosquitto bridge's CONNECT with try_private: the level's top bit set.
+        assertBridgeRoundTrip(V3, 0x10, 0x0D, 0, 4, 'M', 'Q', 'T', 'T',
+                0x84,                                   // level 4 with the bridge bit
+                0x02, 0, 60, 0, 1, 'b');
+        assertBridgeRoundTrip(V3_1, 0x10, 0x0F, 0, 6, 'M', 'Q', 'I', 's', 'd', 'p',
+                0x83,                                   // level 3 with the bridge bit
+                0x02, 0, 60, 0, 1, 'b');
+        assertEquals(V3, ConnectCodec.readVersion(ByteBuffer.wrap(bytes(0, 4, 'M', 'Q', 'T', 'T', 0x84))));
+    }
+
+    /** {@code vector}, a bridge "b"'s CONNECT in {@code version}, decodes to it and is what it encodes to. */
+    private static void assertBridgeRoundTrip(ProtocolVersion version, int... vector) {
+        var bridge = new Connect(version, "b", true, 60, Optional.empty(), Optional.empty(), Optional.empty(),
+                Properties.NONE, true);
+        assertEquals(bridge, decode(V3, vector));
+        assertArrayEquals(bytes(vector), encoded(bridge, V3));
+    }
+
+    @Test
+    void bridgeBitIsOnlyFor31And311() {
+        // [MQTT-3.1.2-2]: Mosquitto lets 0x85 through as MQTT 5 but misreads it (no properties); refused here.
+        assertRefused(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, V3,
+                0x10, 13, 0, 4, 'M', 'Q', 'T', 'T', 0x85, 0x02, 0, 60, 0, 0, 0);
+        assertRefused(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, V3,
+                0x10, 12, 0, 4, 'M', 'Q', 'T', 'T', 0x83, 0x02, 0, 60, 0, 0);  // MQTT is level 4 or 5
+        assertRefused(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, V3,
+                0x10, 14, 0, 6, 'M', 'Q', 'I', 's', 'd', 'p', 0x84, 0x02, 0, 60, 0, 0);  // MQIsdp is 3 only
+        assertRefused(ReasonCode.UNSUPPORTED_PROTOCOL_VERSION, V3,
+                0x10, 12, 0, 4, 'M', 'Q', 'T', 'T', 0x80, 0x02, 0, 60, 0, 0);
+        assertThrows(IllegalArgumentException.class, () -> new Connect(V5, "b", true, 60, Optional.empty(),
+                Optional.empty(), Optional.empty(), Properties.NONE, true));
     }
 
     @Test

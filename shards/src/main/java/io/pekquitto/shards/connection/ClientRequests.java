@@ -207,7 +207,7 @@ final class ClientRequests {
 
     /** A SUBSCRIBE: checked, then applied by the shard; returns the violation that ends the connection, or null. */
     SubscribeChecks.Violation subscribe(Subscribe subscribe) {
-        var outcome = SubscribeChecks.check(subscribe, state.version, maxQos, state.acl::canSubscribe);
+        var outcome = SubscribeChecks.check(subscribe, state.version, state.bridge, maxQos, state.acl::canSubscribe);
         if (outcome instanceof SubscribeChecks.Violation violation) return violation;
         var checked = (SubscribeChecks.Checked) outcome;
         shard.tell(new ShardRequest.Subscribe(state.clientId(), subscribe.packetId(), checked.reasons(), checked.requests(), self));

@@ -139,15 +139,16 @@ final class ConnectionHandshake extends AbstractBehavior<Connection.Command> {
         // Without a store, only a retained message's PUBACK waits, and only for the other shards' copies;
         // a single shard without a store needs no gate, which idle connections would each pay for.
         var gate = environment.durableAcks() || settings.shards() > 1 ? new OutboundGate(writer, shard, self) : null;
-        var state = new Established(transport, writer, gate, version, identity, will, terms.sessionExpiryInterval(),
-                new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
+        var state = new Established(transport, writer, gate, version, connect.bridge(), identity, will,
+                terms.sessionExpiryInterval(), new KeepAlive(terms.keepAliveSeconds(), environment.clock().getAsLong()),
                 acl, terms.problemInformation(),
                 new DeliveryWindow(attached.session(), terms, version, settings, gate != null ? gate : writer, environment.stats(),
                         environment.memory(), writer));
         var connection = new Connection(getContext(), environment, shard, self, state, packets);
         if (phase == Phase.CLOSED_WHILE_ATTACHING) return connection.end(true);
         if (phase == Phase.SHUT_DOWN_WHILE_ATTACHING) return connection.end(!environment.outlivesBroker(terms.sessionExpiryInterval()));
-        ConnectionLog.connected(settings.connectionMessages(), identity, version, cleanStart, terms.keepAliveSeconds());
+        ConnectionLog.connected(settings.connectionMessages(), identity, version, connect.bridge(), cleanStart,
+                terms.keepAliveSeconds());
         environment.stats().connected(environment.clock().getAsLong() - acceptedAt);
         LOG.debug("[{}] connected from [{}] ({}, session present {})", terms.clientId(), identity.address(), version,
                 attached.sessionPresent());

@@ -8,9 +8,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A line for each client that connects and disconnects, in Mosquitto's words so that what operators
  * grep for still matches: {@code New client connected from 10.0.0.7:51234 as sensor-1 (p5, c1, k60,
- * u'alice').} and {@code Client sensor-1 [10.0.0.7:51234] disconnected: keep-alive timeout.} ({@code p}:
- * 1 for MQTT 3.1, 2 for 3.1.1, 5 for 5.0, as Mosquitto counts; {@code c}: Clean Start; {@code k}: the
- * keep-alive granted, in seconds). At INFO on the logger {@code io.pekquitto.connections}, or at DEBUG
+ * u'alice').} ({@code New bridge connected ...} for a bridge, {@link io.pekquitto.protocol.Connect#bridge()})
+ * and {@code Client sensor-1 [10.0.0.7:51234] disconnected: keep-alive timeout.} ({@code p}: 1 for MQTT 3.1,
+ * 2 for 3.1.1, 5 for 5.0, as Mosquitto counts; {@code c}: Clean Start; {@code k}: the keep-alive granted, in
+ * seconds). At INFO on the logger {@code io.pekquitto.connections}, or at DEBUG
  * with {@code log.connection-messages = false}.
  */
 final class ConnectionLog {
@@ -18,11 +19,11 @@ final class ConnectionLog {
 
     private ConnectionLog() {}
 
-    static void connected(boolean enabled, ClientIdentity client, ProtocolVersion version, boolean cleanStart,
-                          int keepAlive) {
+    static void connected(boolean enabled, ClientIdentity client, ProtocolVersion version, boolean bridge,
+                          boolean cleanStart, int keepAlive) {
         if (!isOn(enabled)) return;
-        var line = "New client connected from " + address(client) + " as " + client.clientId() + " (p" + level(version)
-                + ", c" + (cleanStart ? 1 : 0) + ", k" + keepAlive
+        var line = (bridge ? "New bridge" : "New client") + " connected from " + address(client) + " as "
+                + client.clientId() + " (p" + level(version) + ", c" + (cleanStart ? 1 : 0) + ", k" + keepAlive
                 + client.username().map(user -> ", u'" + user + "'").orElse("") + ").";
         write(enabled, line);
     }

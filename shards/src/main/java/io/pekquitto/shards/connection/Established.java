@@ -21,6 +21,8 @@ public final class Established {
     /** With a store, acknowledgements and deliveries go out through it, some after the shard's writes; else null. */
     final OutboundGate gate;
     final ProtocolVersion version;
+    /** The CONNECT had the bridge bit ({@link io.pekquitto.protocol.Connect#bridge()}): for its SUBSCRIBEs, parked too. */
+    final boolean bridge;
     /** The client as the ACLs see it: its client id, the user it authenticated as, its address. */
     final ClientIdentity identity;
     final Optional<Will> will;
@@ -35,13 +37,14 @@ public final class Established {
     /** The rules of the client's PUBLISHes, made at its first: an idle client sends none, and they cost 40 bytes. */
     private InboundPublish inbound;
 
-    Established(Transport transport, PacketWriter writer, OutboundGate gate, ProtocolVersion version,
+    Established(Transport transport, PacketWriter writer, OutboundGate gate, ProtocolVersion version, boolean bridge,
                 ClientIdentity identity, Optional<Will> will, long sessionExpiryInterval,
                 KeepAlive keepAlive, ClientAuthorizer acl, boolean problemInformation, DeliveryWindow window) {
         this.transport = transport;
         this.writer = writer;
         this.gate = gate;
         this.version = version;
+        this.bridge = bridge;
         this.identity = identity;
         this.will = will;
         this.sessionExpiryInterval = sessionExpiryInterval;

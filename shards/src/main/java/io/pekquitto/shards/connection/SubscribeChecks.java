@@ -15,8 +15,11 @@ import java.util.function.Predicate;
  * The rules for a SUBSCRIBE (3.8) before the shard applies it: one reason code per filter, in order
  * ([MQTT-3.9.3-1]); an invalid filter is refused alone (0x8F); the granted QoS is capped by the
  * server's maximum; No Local on a shared subscription ends the connection ([MQTT-3.8.3-4]); a filter
- * the ACLs do not let the client read is refused alone (0x87 Not authorized, 0x80 in 3.1.1). Public
- * for the in-process client ({@code client.InProcessClient}), which subscribes by the same rules.
+ * the ACLs do not let the client read is refused alone (0x87 Not authorized, 0x80 in 3.1.1). A bridge
+ * ({@link io.pekquitto.protocol.Connect#bridge()}) gets No Local and Retain As Published on each of its 3.1 and
+ * 3.1.1 subscriptions, so that two brokers bridged both ways do not send a message back (Mosquitto,
+ * handle_subscribe.c). Public for the in-process client ({@code client.InProcessClient}), which subscribes by
+ * the same rules.
  */
 public final class SubscribeChecks {
 
@@ -36,6 +39,12 @@ public final class SubscribeChecks {
      *                 prefix): the {@link io.pekquitto.auth.Authorizer}'s answer
      */
     public static Outcome check(Subscribe subscribe, ProtocolVersion version, int maxQos, Predicate<String> readable) {
+        return check(subscribe, version, false, maxQos, readable);
+    }
+
+    /** As {@link #check(Subscribe, ProtocolVersion, int, Predicate)}, for a client that may be a bridge. */
+    public static Outcome check(Subscribe subscribe, ProtocolVersion version, boolean bridge, int maxQos,
+                                Predicate<String> readable) {
         int subscriptionId = 0;
         if (version.hasProperties() && !subscribe.properties().subscriptionIdentifiers().isEmpty()) {
             subscriptionId = subscribe.properties().subscriptionIdentifiers().get(0);
@@ -45,6 +54,7 @@ public final class SubscribeChecks {
         for (var subscription : subscribe.subscriptions()) {
             var filter = subscription.topicFilter();
             var options = subscription.options();
+            if (bridge && !version.hasProperties()) options = asBridge(filter, options);
             if (!TopicFilter.isValid(filter)) {
                 reasons.add(ReasonCode.TOPIC_FILTER_INVALID);  // 3.1.1 encodes it as 0x80
             } else if (TopicFilter.isShared(filter) && options.noLocal()) {
@@ -59,5 +69,14 @@ public final class SubscribeChecks {
             }
         }
         return new Checked(requests, reasons);
+    }
+
+    /**
+     * A 3.1/3.1.1 bridge's options: Retain As Published, and No Local except on a shared subscription, where
+     * MQTT 5 forbids it and Mosquitto, which sets it there too, never looks at it (subs.c, subs__shared_process).
+     */
+    private static SubscriptionOptions asBridge(String filter, SubscriptionOptions options) {
+        boolean noLocal = !TopicFilter.isShared(filter);
+        return new SubscriptionOptions(options.maximumQos(), noLocal, true, options.retainHandling());
     }
 }

@@ -23,7 +23,7 @@ class ConnectionDeadlinesTest {
     /** A connection parked with this Keep Alive, its last packet at {@code lastPacket}. */
     private static ConnectionRef parked(int keepAliveSeconds, long lastPacket) {
         var connection = new ConnectionRef(ref -> {});
-        connection.park(new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
+        connection.park(new Established(null, null, null, null, false, TestConnections.CLIENT, Optional.empty(), 0,
                 new KeepAlive(keepAliveSeconds, lastPacket), null, false, null));
         return connection;
     }
@@ -63,7 +63,7 @@ class ConnectionDeadlinesTest {
         for (int i = 0; i < 10_000; i++) {
             deadlines.add(connection);
             connection.resumed(null);
-            connection.park(new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
+            connection.park(new Established(null, null, null, null, false, TestConnections.CLIENT, Optional.empty(), 0,
                     new KeepAlive(3600, i), null, false, null));
         }
         assertTrue(deadlines.size() <= 128, "stale entries are swept: " + deadlines.size());

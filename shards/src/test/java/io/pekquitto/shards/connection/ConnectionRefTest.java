@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /** The handle's protocol: before the CONNECT, live, holding while the actor parks, parked, resuming; nothing told is lost or reordered. */
 class ConnectionRefTest {
     private static final ActorTestKit testKit = ActorTestKit.create();
-    private static final Established PARKED = new Established(null, null, null, null, TestConnections.CLIENT, Optional.empty(), 0,
+    private static final Established PARKED = new Established(null, null, null, null, false, TestConnections.CLIENT, Optional.empty(), 0,
             new KeepAlive(60, 0), null, false, null);
 
     private final List<ConnectionRef> resumeRequests = new ArrayList<>();

@@ -86,6 +86,27 @@ class SubscribeChecksTest {
     }
 
     @Test
+    void aBridgeGetsNoLocalAndRetainAsPublishedIn311() {  // Mosquitto's handle_subscribe.c, for try_private bridges
+        var asked = subscribe(Properties.NONE, at("t/#", QoS.AT_LEAST_ONCE), at("$share/g/t/#", QoS.AT_MOST_ONCE));
+        var result = assertInstanceOf(SubscribeChecks.Checked.class,
+                SubscribeChecks.check(asked, ProtocolVersion.MQTT_3_1_1, true, 2, filter -> true));
+        assertEquals(List.of(new SubscriptionOptions(QoS.AT_LEAST_ONCE, true, true, 0),
+                new SubscriptionOptions(QoS.AT_MOST_ONCE, false, true, 0)),
+                result.requests().stream().map(SubscribeRequest::options).toList(),
+                "no No Local on a shared subscription: a protocol error in MQTT 5, and Mosquitto ignores it there");
+        var plain = checked(asked, ProtocolVersion.MQTT_3_1_1, 2);
+        assertEquals(SubscriptionOptions.of(QoS.AT_LEAST_ONCE), plain.requests().get(0).options());
+    }
+
+    @Test
+    void anMqtt5BridgeChoosesItsOwnOptions() {  // Mosquitto's bridges ask for No Local themselves in MQTT 5
+        var options = new SubscriptionOptions(QoS.AT_LEAST_ONCE, false, false, 1);
+        var result = assertInstanceOf(SubscribeChecks.Checked.class, SubscribeChecks.check(
+                subscribe(Properties.NONE, new Subscription("t/#", options)), ProtocolVersion.MQTT_5, true, 2, filter -> true));
+        assertEquals(options, result.requests().get(0).options());
+    }
+
+    @Test
     void theSubscriptionIdentifierGoesWithEveryFilter() {  // 3.8.2.1.2
         var withId = Properties.builder().addSubscriptionIdentifier(42).build();
         var result = checked(subscribe(withId, at("a", QoS.AT_MOST_ONCE), at("b/#", QoS.AT_MOST_ONCE)), ProtocolVersion.MQTT_5, 2);

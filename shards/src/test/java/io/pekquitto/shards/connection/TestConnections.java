@@ -32,11 +32,13 @@ public final class TestConnections {
     /**
      * A new connection from {@code listener} with {@code environment}, told that {@code transport} is ready:
      * it waits for the client's CONNECT without an actor ({@link PreConnect}), and {@code testKit} spawns its
-     * actor once the CONNECT is whole. Tell it through the returned handle, as the shard does.
+     * actor once the CONNECT is whole, and again from its parked state when it resumes. Tell it through the
+     * returned handle, as the shard does.
      */
     public static ConnectionRef accepted(ActorTestKit testKit, ShardEnvironment environment,
                                          ActorRef<ShardRequest> shard, Listener listener, Transport transport) {
-        var connection = new ConnectionRef(ref -> ref.resumed(testKit.spawn(Connection.afterConnect(environment, shard, ref))));
+        var connection = new ConnectionRef(ref -> ref.resumed(testKit.spawn(ref.parked() == null
+                ? Connection.afterConnect(environment, shard, ref) : Connection.resume(environment, shard, ref, ref.parked()))));
         connection.awaitConnect(new PreConnect(environment, shard, connection, listener));
         if (environment.clock() instanceof ManualClock clock) clock.watch(connection);  // it plays the shard's deadline queue
         connection.tell(new Connection.TransportReady(transport));
