@@ -1,20 +1,17 @@
 package io.pekquitto.e2e.bridge;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import io.pekquitto.e2e.interop.ChildProcess;
-import java.io.IOException;
-import java.net.ServerSocket;
+import io.pekquitto.e2e.interop.MosquittoBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * A real Mosquitto broker (Debian's package) as a bridge's remote: on 127.0.0.1 and a port of its own,
- * which it keeps across {@link #stop()} and {@link #start()}, with its persistence in a directory of
- * its own so that a persistent subscriber's session outlives a restart.
+ * which it keeps across {@link #stop()} and {@link #start()} (where {@link MosquittoBroker} runs one
+ * for its lifetime), with its persistence in a directory of its own so that a persistent subscriber's
+ * session outlives a restart.
  */
 final class MosquittoRemote implements AutoCloseable {
     private final Path directory;
@@ -30,7 +27,7 @@ final class MosquittoRemote implements AutoCloseable {
 
     /** A Mosquitto started on a free port, with {@code extraLines} appended to its configuration. */
     static MosquittoRemote launch(String... extraLines) throws Exception {
-        var remote = new MosquittoRemote(Files.createTempDirectory("mosquitto-remote"), freePort(), List.of(extraLines));
+        var remote = new MosquittoRemote(Files.createTempDirectory("mosquitto-remote"), MosquittoBroker.freePort(), List.of(extraLines));
         remote.start();
         return remote;
     }
@@ -54,7 +51,7 @@ final class MosquittoRemote implements AutoCloseable {
                 "user " + System.getProperty("user.name")));
         lines.addAll(extraLines);
         var config = Files.write(directory.resolve("mosquitto.conf"), lines);
-        process = ChildProcess.start(List.of(program("mosquitto"), "-v", "-c", config.toString()));
+        process = ChildProcess.start(List.of(MosquittoBroker.program("mosquitto"), "-v", "-c", config.toString()));
         process.awaitLine(line -> line.contains(" running"));
     }
 
@@ -74,23 +71,6 @@ final class MosquittoRemote implements AutoCloseable {
         stop();
         try (var files = Files.walk(directory)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
-    }
-
-    /** A program of Debian's mosquitto package: mosquitto is in /usr/sbin, not on every PATH. */
-    static String program(String name) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"), new String[] {"/usr/sbin", "/usr/bin"})
-                .flatMap(Stream::of)
-                .map(dir -> Path.of(dir, name))
-                .filter(Files::isExecutable)
-                .findFirst()
-                .map(Path::toString)
-                .orElseGet(() -> fail(name + " is not installed: `sudo apt-get install mosquitto` (.ci/run installs it)"));
-    }
-
-    static int freePort() throws IOException {
-        try (var probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.pekquitto.e2e.security;
 
 import io.pekquitto.auth.tls.TestCertificates;
+import io.pekquitto.e2e.interop.MosquittoBroker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -88,7 +89,7 @@ final class MosquittoConfigs {
         var port = Integer.parseInt(original);
         var free = ports.get(port);
         if (free == null) {
-            free = PasswordInteropIT.freePort();
+            free = MosquittoBroker.freePort();
             ports.put(port, free);
         }
         return free;

@@ -11,6 +11,7 @@ import io.pekquitto.auth.tls.TestCertificates;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.interop.ChildProcess;
+import io.pekquitto.e2e.interop.MosquittoBroker;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -156,7 +157,7 @@ class MosquittoConfigsIT {
             for (int port : ports) awaitListening(port, pekquitto::log);
             check.on("pekquitto");
         }
-        try (var mosquitto = ChildProcess.start(List.of(PasswordInteropIT.mosquittoProgram("mosquitto"), "-c", original.toString()))) {
+        try (var mosquitto = ChildProcess.start(List.of(MosquittoBroker.program("mosquitto"), "-c", original.toString()))) {
             mosquitto.awaitLine(line -> line.contains(" running"));
             check.on("Mosquitto");
         }

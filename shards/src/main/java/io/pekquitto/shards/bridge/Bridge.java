@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -77,7 +78,8 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     private final ArrayDeque<ReceivedMessage> waiting = new ArrayDeque<>();
     private final InboundFlow inbound = new InboundFlow();
     private boolean pingUnanswered;
-    private long lastSentAt = System.nanoTime();
+    private final LongSupplier clock;
+    private long lastSentAt;
     private boolean stopping;
 
     /**
@@ -87,9 +89,10 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
      * @throws io.pekquitto.auth.tls.TlsConfigurationException if its TLS files cannot be used
      */
     public static Behavior<BridgeCommand> create(BridgeSettings bridge, BrokerSettings broker, LocalConnector connector,
-                                                 ActorRef<ShardMessage> shard) {
+                                                 ActorRef<ShardMessage> shard, LongSupplier clock) {
         var tls = bridge.tls().map(files -> ClientTls.load(bridge.name(), files));
-        return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Bridge(context, timers, bridge, broker, connector, shard, tls)));
+        return Behaviors.setup(context -> Behaviors.withTimers(timers -> new Bridge(context, timers, bridge, broker, connector, shard, tls,
+                clock)));
     }
 
     /** How a bridge connects its local client: through the broker, which places and counts it as any in-process client. */
@@ -99,11 +102,14 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     }
 
     private Bridge(ActorContext<BridgeCommand> context, TimerScheduler<BridgeCommand> timers, BridgeSettings bridge,
-                   BrokerSettings broker, LocalConnector connector, ActorRef<ShardMessage> shard, Optional<ClientTls> tls) {
+                   BrokerSettings broker, LocalConnector connector, ActorRef<ShardMessage> shard, Optional<ClientTls> tls,
+                   LongSupplier clock) {
         super(context);
         this.bridge = bridge;
         this.broker = broker;
-        this.notifications = new LinkNotifications(bridge, shard);
+        this.clock = clock;
+        this.lastSentAt = clock.getAsLong();
+        this.notifications = new LinkNotifications(bridge, shard, clock);
         this.timers = timers;
         this.tls = tls;
         this.topics = new TopicMapping(bridge.topics());
@@ -206,7 +212,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         }
         if (sent) {
             link.flush();
-            lastSentAt = System.nanoTime();
+            lastSentAt = clock.getAsLong();
         }
         return this;
     }
@@ -356,7 +362,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         if (bridge.startType() == BridgeSettings.StartType.LAZY) {
             timers.startTimerWithFixedDelay(BridgeCommand.IdleCheck.INSTANCE, bridge.idleTimeout().dividedBy(4).plusMillis(1));
         }
-        lastSentAt = System.nanoTime();
+        lastSentAt = clock.getAsLong();
         notifications.up();
     }
 
@@ -416,7 +422,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     /** A lazy bridge's link goes once nothing went out for idle-timeout and nothing waits. */
     private Behavior<BridgeCommand> onIdleCheck() {
         boolean idle = waiting.isEmpty() && window.size() == 0
-                && System.nanoTime() - lastSentAt >= bridge.idleTimeout().toNanos();
+                && clock.getAsLong() - lastSentAt >= bridge.idleTimeout().toNanos();
         if (state == LinkState.UP && idle) {
             getContext().getLog().info("bridge {}: idle for {}, disconnecting (start-type lazy)", bridge.name(), bridge.idleTimeout());
             link.send(Disconnect.NORMAL);

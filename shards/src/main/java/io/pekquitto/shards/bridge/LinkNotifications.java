@@ -7,6 +7,7 @@ import io.pekquitto.shards.connection.ShardMessage;
 import io.pekquitto.shards.connection.ShardRequest;
 import io.pekquitto.shards.session.Message;
 import io.pekquitto.shards.settings.BridgeSettings;
+import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -22,10 +23,12 @@ final class LinkNotifications {
 
     private final BridgeSettings bridge;
     private final ActorRef<ShardMessage> shard;
+    private final LongSupplier clock;
 
-    LinkNotifications(BridgeSettings bridge, ActorRef<ShardMessage> shard) {
+    LinkNotifications(BridgeSettings bridge, ActorRef<ShardMessage> shard, LongSupplier clock) {
         this.bridge = bridge;
         this.shard = shard;
+        this.clock = clock;
     }
 
     void up() {
@@ -39,6 +42,6 @@ final class LinkNotifications {
     private void publish(Binary state) {
         if (!bridge.notifications()) return;
         shard.tell(new ShardRequest.Route(PUBLISHER, Message.received(bridge.notificationTopic(), state, QoS.AT_LEAST_ONCE, true,
-                Properties.NONE, System.nanoTime())));
+                Properties.NONE, clock.getAsLong())));
     }
 }

@@ -31,8 +31,9 @@ final class RemotePackets {
             if (!bridge.cleanStart()) builder.set(PropertyId.SESSION_EXPIRY_INTERVAL, SESSION_EXPIRY);
             properties = builder.build();
         }
+        boolean bridgeBit = bridge.tryPrivate() && bridge.protocolVersion() != ProtocolVersion.MQTT_5;
         return new Connect(bridge.protocolVersion(), bridge.clientId(), bridge.cleanStart(), bridge.keepAliveSeconds(),
-                Optional.empty(), bridge.username(), bridge.password().map(Binary::utf8), properties);
+                Optional.empty(), bridge.username(), bridge.password().map(Binary::utf8), properties, bridgeBit);
     }
 
     /**

@@ -236,7 +236,7 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
         for (var bridge : settings.bridges()) {
             int home = SessionDirectory.homeOf(bridge.localClientId(), shards.size());
             try {
-                var behavior = Behaviors.supervise(Bridge.create(bridge, settings, connector, shards.get(home)))
+                var behavior = Behaviors.supervise(Bridge.create(bridge, settings, connector, shards.get(home), System::nanoTime))
                         .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30), 0.2));
                 bridges.add(context.spawn(behavior, "bridge-" + java.net.URLEncoder.encode(bridge.name(), java.nio.charset.StandardCharsets.UTF_8),
                         DispatcherSelector.fromConfig(dispatcherPath(home))));
