@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Prints run-compare.sh's results as a markdown table: each value and its ratio to Mosquitto's.
 
-usage: compare-table.py OUT_DIR mosquitto COLUMN [COLUMN ...]
+usage: compare-table.py [--baseline NAME] OUT_DIR mosquitto COLUMN [COLUMN ...]
 
 Reads OUT_DIR/<column>.<scenario>.out, or with several rounds OUT_DIR/round-<n>/<column>.<scenario>.out;
 then each cell is the median over the rounds with its min..max, and ratios are of medians.
+--baseline NAME (bench/bridge-compare.sh: `direct`, no bridge) adds the column NAME first, without a
+ratio, and under each publish->delivery row the row "added over NAME": each column's median minus NAME's,
+with the ratio of those differences.
 """
 import json
 import re
@@ -12,7 +15,11 @@ import statistics
 import sys
 from pathlib import Path
 
-out, columns = Path(sys.argv[1]), sys.argv[2:]
+args = sys.argv[1:]
+baseline = None
+if args[:1] == ["--baseline"]:
+    baseline, args = args[1], args[2:]
+out, columns = Path(args[0]), args[1:]
 rounds = sorted((d for d in out.glob("round-*") if re.fullmatch(r"round-\d+", d.name)),
                 key=lambda d: int(d.name.split("-")[1])) or [out]
 
@@ -102,7 +109,15 @@ def cell(column, scenario, key):
     return median, number(median) + (f" ({'; '.join(shown)})" if shown else "")
 
 
-header = ["metric"]
+# Latencies a bridge adds to the direct path: shown as differences to --baseline's column too.
+ADDED = {"delivery_p50_us", "delivery_p99_us"}
+
+
+def ratio(value, base):
+    return f"{value / base:.2f}" if value is not None and base else "-"
+
+
+header = ["metric"] + ([baseline] if baseline else [])
 for c in columns:
     header.append(c)
     if c != columns[0]:
@@ -113,24 +128,39 @@ for label, scenario, key, _, higher in ROWS:
     if not any(any(d.glob(f"*.{scenario}.out")) for d in rounds):
         continue  # not run (run-compare.sh -s)
     base, base_text = cell(columns[0], scenario, key)
-    row = [label, base_text]
+    row = [label] + ([cell(baseline, scenario, key)[1]] if baseline else []) + [base_text]
     for c in columns[1:]:
         value, text = cell(c, scenario, key)
         row.append(text)
-        row.append(f"{value / base:.2f}" if value is not None and base else "-")
+        row.append(ratio(value, base))
     print("| " + " | ".join(row) + " |")
+    if baseline and key in ADDED:
+        direct = cell(baseline, scenario, key)[0]
+        added = [None if v is None or direct is None else v - direct
+                 for v in (cell(c, scenario, key)[0] for c in columns)]
+        row = [f"{label}, added over {baseline}", "-"]
+        for n, value in enumerate(added):
+            row.append("-" if value is None else number(value))
+            if n > 0:  # a ratio of added latencies only when both are: on a noisy run one may be below direct's
+                row.append(ratio(value, added[0]) if value is not None and value > 0 and (added[0] or 0) > 0 else "-")
+        print("| " + " | ".join(row) + " |")
 print()
 if len(rounds) > 1:
     print(f"Each value is the median of {len(rounds)} rounds (min..max in brackets); ratios are of medians.")
-print("Ratios are pekquitto / Mosquitto: above 1 is better for rates, below 1 is better for latency and memory.")
+if baseline:
+    print(f"Ratios are {', '.join(columns[1:])} / {columns[0]}: above 1 is better for rates, below 1 is better"
+          f" for latency. {baseline}: publishers and subscribers on the remote broker itself, no bridge; the"
+          f" 'added over {baseline}' rows are each column's median minus {baseline}'s.")
+else:
+    print("Ratios are pekquitto / Mosquitto: above 1 is better for rates, below 1 is better for latency and memory.")
 if (out / "transport").exists():  # written by run-compare.sh: tcp, tls, ws or wss
     print(f"MQTT over {(out / 'transport').read_text().strip()}.")
-for c in columns[1:]:
+for c in ([baseline] + columns) if baseline else columns[1:]:
     config = out / f"{c}.config" if len(rounds) == 1 else rounds[0] / f"{c}.config"
     if config.exists():
         print(f"- {c}: {config.read_text().strip()}")
 errors = {}
-for c in columns:
+for c in ([baseline] if baseline else []) + columns:
     for n, directory in enumerate(rounds, 1):
         for scenario in dict.fromkeys(r[1] for r in ROWS):
             r = load(directory, c, scenario)
