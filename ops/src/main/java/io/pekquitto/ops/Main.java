@@ -10,6 +10,7 @@ import io.pekquitto.shards.broker.Broker;
 import io.pekquitto.shards.settings.AuthSettings;
 import io.pekquitto.shards.settings.BrokerSettings;
 import io.pekquitto.shards.settings.ConfigurationException;
+import io.pekquitto.shards.tcp.ClientTls;
 import io.pekquitto.shards.tcp.TlsFiles;
 import java.io.PrintStream;
 import java.util.List;
@@ -92,6 +93,7 @@ public final class Main {
         try {
             settings.auth().readSecurity();
             for (var listener : settings.listeners()) listener.tls().ifPresent(TlsFiles::load);
+            for (var bridge : settings.bridges()) bridge.tls().ifPresent(tls -> ClientTls.load(bridge.name(), tls));
         } catch (IllegalArgumentException | PasswordFileException | AclFileException | TlsConfigurationException e) {
             err.println("pekquitto: " + e.getMessage());
             return 1;

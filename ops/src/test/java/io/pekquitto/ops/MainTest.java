@@ -113,6 +113,16 @@ class MainTest {
     }
 
     @Test
+    void testConfigReadsABridgesTlsFiles() throws IOException {
+        var missing = dir.resolve("remote-ca.pem");
+        var file = Files.writeString(dir.resolve("broker.conf"), "bridges = [{ name = cloud, addresses = [\"h:8883\"], "
+                + "tls { ca-file = \"" + missing + "\" }, topics = [{ pattern = \"#\" }] }]\n");
+
+        assertEquals(1, run("--test-config", "-c", file.toString()));
+        assertTrue(err().contains("bridge cloud: tls.ca-file " + missing + " cannot be read"), err());
+    }
+
+    @Test
     void anUnknownLogFormatIsRefusedBeforeAnyLogger() {
         Main.checkLogFormat(null);
         Main.checkLogFormat("text");
