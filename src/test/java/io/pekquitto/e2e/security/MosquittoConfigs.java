@@ -21,19 +21,23 @@ import java.util.regex.Pattern;
  * directory: each port a free one on 127.0.0.1, each file one there (the resources' password and ACL files, and
  * the test's certificates under the names Mosquitto's tests give theirs), and Mosquitto kept as the test's user.
  */
-final class MosquittoConfigs {
+final class MosquittoConfigs implements AutoCloseable {
     /** Options whose argument is a file, which is looked up by its name in the test's directory. */
     private static final Set<String> FILES = Set.of("password_file", "acl_file", "cafile", "certfile", "keyfile",
             "bridge_cafile", "bridge_certfile", "bridge_keyfile");
     private static final Pattern HOST_PORT = Pattern.compile("(.*):(\\d+)");
 
+    private final SecurityFiles files;
     private final Path directory;
+    private final TestCertificates certificates;
     /** Each port of the originals and the free one that stands for it. */
     private final Map<Integer, Integer> ports = new HashMap<>();
 
-    /** Writes the resources' files and {@code certificates} (made elsewhere) under Mosquitto's names into {@code directory}. */
-    MosquittoConfigs(Path directory, TestCertificates certificates) throws IOException {
-        this.directory = directory;
+    /** Writes the resources' files and {@code certificates} under Mosquitto's names into {@code files}' directory. */
+    private MosquittoConfigs(SecurityFiles files, TestCertificates certificates) throws IOException {
+        this.files = files;
+        this.directory = files.directory();
+        this.certificates = certificates;
         for (var name : List.of("pwfile", "01-connect-uname-password-denied.pwfile", "09-acl-access-variants.acl")) {
             Files.writeString(directory.resolve(name), resource(name));
         }
@@ -43,6 +47,31 @@ final class MosquittoConfigs {
         Files.copy(certificates.server().keyFile(), directory.resolve("privkey.pem"));
         Files.copy(certificates.server().certificateFile(), directory.resolve("server.crt"));
         Files.copy(certificates.server().keyFile(), directory.resolve("server.key"));
+    }
+
+    /** In a directory of the test's own, {@code name}, with certificates made for the test; {@link #close} deletes it. */
+    static MosquittoConfigs create(String name) {
+        var files = SecurityFiles.create(name);
+        try {
+            return new MosquittoConfigs(files, TestCertificates.create(Files.createDirectory(files.directory().resolve("made"))));
+        } catch (IOException e) {
+            files.close();
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    /** The certificates the files under Mosquitto's names are copies of. */
+    TestCertificates certificates() {
+        return certificates;
+    }
+
+    @Override
+    public void close() {
+        files.close();
     }
 
     static String resource(String name) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttClientSslConfig;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
-import io.pekquitto.auth.tls.TestCertificates;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.interop.ChildProcess;
@@ -21,7 +20,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,19 +33,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * converted file does the same as Mosquitto (Debian's 2.0, which {@code .ci/run} installs) on the original.
  */
 class MosquittoConfigsIT {
-    private static final SecurityFiles files = SecurityFiles.create("mosquitto-configs");
-    private static TestCertificates certificates;
-    private static MosquittoConfigs configs;
-
-    @BeforeAll
-    static void makeFiles() throws Exception {
-        certificates = TestCertificates.create(Files.createDirectory(files.directory().resolve("made")));
-        configs = new MosquittoConfigs(files.directory(), certificates);
-    }
+    private static final MosquittoConfigs configs = MosquittoConfigs.create("mosquitto-configs");
 
     @AfterAll
     static void deleteFiles() {
-        files.close();
+        configs.close();
     }
 
     /** What a test checks of a broker, named for its failures. */
@@ -55,8 +45,7 @@ class MosquittoConfigsIT {
         void on(String broker) throws Exception;
     }
 
-    // The bridges' files pass --test-config here because this branch has no bridge reader yet, which ignores
-    // them: once bridges land, the same lines check them (and MosquittoConfigsTest checks their HOCON now).
+    // The bridges' files are read by the broker's bridge reader here; MosquittoBridgeConfigsIT runs them.
     @ParameterizedTest
     @ValueSource(strings = {"mosquitto-no-auth.conf", "lets-encrypt.conf", "01-connect-uname-password-denied.conf",
             "08-ssl-connect-cert-auth.conf", "08-ssl-connect-identity.conf", "09-acl-access-variants.conf", "random.conf",
@@ -137,7 +126,7 @@ class MosquittoConfigsIT {
     private record Access(String username, String topic, boolean delivered) {}
 
     /** The jar's conversion of {@code original}, after asserting that it passes {@code --test-config}. */
-    private static String converted(Path original) throws Exception {
+    static String converted(Path original) throws Exception {
         String converted;
         try (var convert = ChildProcess.start(List.of(RunnableJar.java(), "-jar", RunnableJar.path(), "convert", original.toString()))) {
             assertEquals(0, convert.awaitExit(), convert::output);
@@ -163,12 +152,12 @@ class MosquittoConfigsIT {
         }
     }
 
-    private interface Log {
+    interface Log {
         String read() throws Exception;
     }
 
     /** Waits, at most 30 seconds, until a connection to 127.0.0.1:{@code port} is accepted. */
-    private static void awaitListening(int port, Log log) throws Exception {
+    static void awaitListening(int port, Log log) throws Exception {
         var deadline = Instant.now().plus(Duration.ofSeconds(30));
         while (true) {
             try (var socket = new Socket()) {
@@ -183,8 +172,8 @@ class MosquittoConfigsIT {
 
     /** TLS trusting the test CA, with a client certificate of it when {@code withCertificate}. */
     private static MqttClientSslConfig tls(boolean withCertificate) {
-        return TlsClients.hiveMq(certificates.ca().certificate(),
-                withCertificate ? Optional.of(certificates.client("convert-client")) : Optional.empty());
+        return TlsClients.hiveMq(configs.certificates().ca().certificate(),
+                withCertificate ? Optional.of(configs.certificates().client("convert-client")) : Optional.empty());
     }
 
     /** An MQTT 5 client of 127.0.0.1:{@code port}, over TLS when {@code ssl} is given, over WebSockets at /mqtt when asked. */

@@ -33,23 +33,25 @@ final class BridgeOptions {
             "bridge_certfile", "cert-file",
             "bridge_keyfile", "key-file",
             "bridge_alpn", "alpn");
-    /** Options pekquitto's bridges do without, and why. */
+    /** Options pekquitto's bridges do without, and why: what the bridge code does in their place. */
     private static final Map<String, String> LEFT_OUT = Map.ofEntries(
-            Map.entry("bridge_attempt_unsubscribe", "pekquitto's bridges have no such key: they send no unsubscribe for out topics"),
             Map.entry("bridge_bind_address", "pekquitto's bridges connect from the address the system picks"),
-            Map.entry("bridge_max_packet_size", "pekquitto's bridges have no bound of their own on what they send"),
-            Map.entry("bridge_outgoing_retain", "pekquitto's bridges send retain flags as published"),
+            Map.entry("bridge_max_packet_size", "pekquitto's bridges have no bound of their own on what they send "
+                    + "(nor do they heed an MQTT 5 remote's Maximum Packet Size)"),
             Map.entry("bridge_capath", "pekquitto reads the remote's CAs from one file (tls.ca-file)"),
             Map.entry("bridge_identity", "pekquitto has no TLS-PSK"),
             Map.entry("bridge_psk", "pekquitto has no TLS-PSK"),
-            Map.entry("bridge_tls_version", "pekquitto's bridges speak TLS 1.2 and 1.3"),
+            Map.entry("bridge_tls_version", "pekquitto's bridges offer TLS 1.3 and 1.2 and take the one the remote picks"),
             Map.entry("bridge_require_ocsp", "pekquitto's bridges do not check OCSP"),
-            Map.entry("local_username", "pekquitto's bridge is a client of this broker's routing in process: it does not log in here"),
-            Map.entry("local_password", "pekquitto's bridge is a client of this broker's routing in process: it does not log in here"),
-            Map.entry("bridge_receive_maximum", "pekquitto's bridges have no such key"),
-            Map.entry("bridge_session_expiry_interval", "pekquitto's bridges have no such key"),
+            Map.entry("local_username", "pekquitto's bridges have no local user: their client here is trusted code in process, "
+                    + "so no ACL limits what they carry (Mosquitto's ACLs judge the bridge as this user)"),
+            Map.entry("local_password", "pekquitto's bridges do not log in here: their client is trusted code in process"),
+            Map.entry("bridge_receive_maximum", "pekquitto's bridges tell an MQTT 5 remote the broker's receive-maximum"),
+            Map.entry("bridge_session_expiry_interval", "pekquitto's bridges ask an MQTT 5 remote to keep their session "
+                    + "for ever, or for no time with clean-start = true"),
             Map.entry("bridge_max_topic_alias", "pekquitto's bridges use no topic aliases"),
-            Map.entry("bridge_reload_type", "pekquitto's bridges have no such key"));
+            Map.entry("bridge_reload_type", "pekquitto's bridges change only with a restart: SIGHUP says that changed bridges "
+                    + "need one"));
     /** Every option that belongs to a bridge section. */
     static final Set<String> OPTIONS = union();
 
@@ -58,7 +60,7 @@ final class BridgeOptions {
     private static Set<String> union() {
         var all = new HashSet<>(Set.of("address", "addresses", "start_type", "threshold", "idle_timeout",
                 "restart_timeout", "bridge_protocol_version", "keepalive_interval", "notifications_local_only",
-                "bridge_insecure", "topic"));
+                "bridge_insecure", "bridge_attempt_unsubscribe", "bridge_outgoing_retain", "topic"));
         all.addAll(BOOLEANS.keySet());
         all.addAll(STRINGS.keySet());
         all.addAll(TLS.keySet());
@@ -93,6 +95,19 @@ final class BridgeOptions {
                 case "bridge_insecure" -> {
                     var value = conversion.bool(line);
                     if (value != null) bridge.tls("insecure", value);
+                }
+                // Each of these is pekquitto's own way at one value: only the other is worth a note.
+                case "bridge_attempt_unsubscribe" -> {
+                    if ("true".equals(conversion.bool(line))) {
+                        conversion.note(line, "pekquitto's bridges never unsubscribe at the remote (as false): a subscription "
+                                + "that a kept remote session holds from an earlier in topic stays");
+                    }
+                }
+                case "bridge_outgoing_retain" -> {
+                    if ("false".equals(conversion.bool(line))) {
+                        conversion.note(line, "pekquitto's bridges send retain flags as published (as true): a remote "
+                                + "without retained messages gets them too");
+                    }
                 }
                 case "notifications_local_only" -> {
                     // pekquitto publishes the state here alone: true is its own way, nothing to say.

@@ -147,17 +147,21 @@ class BridgeConversionTest {
         assertNoted("bridge_capath /etc/ssl/certs", "one file (tls.ca-file)");
         assertNoted("bridge_psk 0102", "no TLS-PSK");
         assertNoted("bridge_identity me", "no TLS-PSK");
-        assertNoted("bridge_tls_version tlsv1.1", "TLS 1.2 and 1.3");
+        assertNoted("bridge_tls_version tlsv1.1", "TLS 1.3 and 1.2");
         assertNoted("bridge_require_ocsp true", "OCSP");
-        assertNoted("bridge_attempt_unsubscribe false", "no unsubscribe");
+        assertNoted("bridge_attempt_unsubscribe true", "never unsubscribe at the remote");
         assertNoted("bridge_bind_address 192.168.1.10", "the system picks");
         assertNoted("bridge_max_packet_size 1000", "no bound of their own");
         assertNoted("bridge_outgoing_retain false", "retain flags as published");
-        assertNoted("local_username me", "does not log in here");
-        assertNoted("local_password pw", "does not log in here");
+        assertNoted("local_username me", "no ACL limits what they carry");
+        assertNoted("local_password pw", "do not log in here");
+        assertNoted("bridge_reload_type immediate", "only with a restart");
         assertNoted("notifications_local_only false", "the remote is not notified");
-        assertFalse(convert("connection cloud", "address a", "notifications_local_only true").contains("notifications_local_only"),
-                "pekquitto's own way: nothing to say");
+        // pekquitto's own way: nothing to say.
+        for (var line : List.of("notifications_local_only true", "bridge_attempt_unsubscribe false", "bridge_outgoing_retain true")) {
+            var converted = convert("connection cloud", "address a", line);
+            assertFalse(converted.contains(line), () -> line + " noted in:\n" + converted);
+        }
     }
 
     @Test
