@@ -6,6 +6,7 @@ import com.hivemq.client.mqtt.MqttClientSslConfig;
 import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.RunnableJar;
 import io.pekquitto.e2e.interop.ChildProcess;
+import io.pekquitto.e2e.interop.MosquittoBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,7 +106,7 @@ class MosquittoBridgeConfigsIT {
         }
         Set<String> mosquitto;
         try (var remote = remote(tlsRemote);
-             var bridging = ChildProcess.start(List.of(PasswordInteropIT.mosquittoProgram("mosquitto"), "-c", original.toString()))) {
+             var bridging = ChildProcess.start(List.of(MosquittoBroker.program("mosquitto"), "-c", original.toString()))) {
             bridging.awaitLine(line -> line.contains(" running"));
             mosquitto = exchange(exchange, tlsRemote, () -> "Mosquitto: " + bridging.output() + "\nremote: " + remote.output());
             bridging.terminate();
@@ -161,7 +162,7 @@ class MosquittoBridgeConfigsIT {
                     "keyfile " + configs.certificates().server().keyFile().toAbsolutePath()));
         }
         var file = Files.write(configs.directory().resolve("remote.conf"), lines);
-        var remote = ChildProcess.start(List.of(PasswordInteropIT.mosquittoProgram("mosquitto"), "-c", file.toString()));
+        var remote = ChildProcess.start(List.of(MosquittoBroker.program("mosquitto"), "-c", file.toString()));
         try {
             remote.awaitLine(line -> line.contains(" running"));
             return remote;
