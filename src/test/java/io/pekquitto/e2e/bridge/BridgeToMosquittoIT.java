@@ -7,10 +7,14 @@ import io.pekquitto.e2e.Names;
 import io.pekquitto.e2e.PahoClient;
 import io.pekquitto.e2e.RawClient;
 import io.pekquitto.e2e.V3Client;
+import io.pekquitto.e2e.interop.ChildProcess;
+import io.pekquitto.e2e.interop.MosquittoClients;
 import io.pekquitto.ops.Pekquitto;
 import io.pekquitto.shards.settings.BrokerSettings;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -101,15 +105,46 @@ class BridgeToMosquittoIT {
         }
     }
 
+    @ParameterizedTest(name = "MQTT {0}")
+    @ValueSource(strings = {"3.1.1", "5"})
+    @Timeout(60)
+    @DisplayName("a burst from the remote larger than receive-maximum arrives whole and in order")
+    void aBurstFromTheRemote(String version) throws Exception {
+        var clientId = Names.clientId("bridge");
+        var topics = "[ { pattern = \"burst/#\", direction = in, qos = 1 } ]";
+        try (var remote = MosquittoRemote.launch();
+             var pekquitto = pekquittoBridgedTo(remote.port(), version, clientId, topics, "", "receive-maximum = 3");
+             var local = PahoClient.connect(RawClient.V5, pekquitto.port(), Names.clientId("local"))) {
+            local.subscribe("burst/#", 1);
+            awaitUp(local, clientId);
+            var probe = V3Client.connect(remote.port(), Names.clientId("probe"), options -> {});
+            awaitSubscription(probe, local, "burst/probe");
+            probe.close();
+            var lines = IntStream.range(0, 300).mapToObj(i -> "m" + i).collect(Collectors.joining("\n", "", "\n"));
+            // mosquitto_pub -l: one QoS 1 PUBLISH a line, up to 20 in flight: more than pekquitto's 3 at once.
+            try (var publisher = ChildProcess.start(MosquittoClients.pub(remote.port(), "mqttv311", Names.clientId("burst"),
+                    "-t", "burst/x", "-q", "1", "-l"), lines)) {
+                assertEquals(0, publisher.awaitExit(), publisher::output);
+            }
+            var received = local.inbox().next(300, WAIT).stream().map(Inbox.Message::text).toList();
+            assertEquals(IntStream.range(0, 300).mapToObj(i -> "m" + i).toList(), received);
+        }
+    }
+
     /**
      * The bridge subscribes at the remote right after CONNACK: a probe published there until it comes
      * through tells the subscription is in place. The probes that come are drained.
      */
     static void awaitRemoteSubscription(PahoClient far, PahoClient local) throws Exception {
+        awaitSubscription(far, local, "cloud/site1/commands/probe");
+    }
+
+    /** Publishes probes on {@code topic} at the remote until one comes through to {@code local}; drains the rest. */
+    static void awaitSubscription(PahoClient far, PahoClient local, String topic) throws Exception {
         for (long deadline = System.nanoTime() + WAIT.toNanos(); System.nanoTime() < deadline; ) {
-            far.publish("cloud/site1/commands/probe", "probe", 0, false);
+            far.publish(topic, "probe", 0, false);
             var message = local.inbox().poll(Duration.ofMillis(200));
-            if (message != null && message.topic().equals("site/commands/probe")) {
+            if (message != null && message.text().equals("probe")) {
                 local.inbox().within(Duration.ofMillis(300));
                 return;
             }

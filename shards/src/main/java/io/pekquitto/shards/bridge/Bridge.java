@@ -4,7 +4,6 @@ import io.pekquitto.protocol.ConnAck;
 import io.pekquitto.protocol.Disconnect;
 import io.pekquitto.protocol.Packet;
 import io.pekquitto.protocol.PingReq;
-import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.ProtocolVersion;
 import io.pekquitto.protocol.PubAck;
 import io.pekquitto.protocol.PubComp;
@@ -28,7 +27,6 @@ import io.pekquitto.shards.transport.OutboundLink;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -57,6 +55,9 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     /** How long the remote may take to answer CONNECT. */
     static final Duration CONNACK_TIMEOUT = Duration.ofSeconds(10);
 
+    /** The reason a lazy bridge closes its idle link. */
+    private static final String IDLE = "idle";
+
     private enum LinkState { DOWN, RESOLVING, CONNECTING, AWAITING_CONNACK, UP }
 
     private final BridgeSettings bridge;
@@ -73,10 +74,21 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     private LinkState state = LinkState.DOWN;
     private OutboundLink link;
     private long attempt;
-    private final OutboundWindow<ReceivedMessage> window;
-    /** Local messages not yet sent to the remote, in order: at most the local session's in-flight window. */
-    private final ArrayDeque<ReceivedMessage> waiting = new ArrayDeque<>();
+    private final Outbox outbox;
+    /** The outbox's way to the current link. */
+    private final Outbox.Sink toLink = new Outbox.Sink() {
+        @Override public boolean isWritable() { return link.isWritable(); }
+        @Override public void send(Packet packet) { link.send(packet); }
+    };
     private final InboundFlow inbound = new InboundFlow();
+    /**
+     * PUBLISHes from the remote that wait, in order, while {@code receive-maximum} of its messages wait for
+     * their routing here (more would be refused by the local client); the socket is not read meanwhile,
+     * so these are at most what one read brought.
+     */
+    private final ArrayDeque<Publish> held = new ArrayDeque<>();
+    /** Why the bridge itself closes the link, said when it is closed; null when the remote or the network closed it. */
+    private String closingBecause;
     private boolean pingUnanswered;
     private final LongSupplier clock;
     private long lastSentAt;
@@ -114,7 +126,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         this.tls = tls;
         this.topics = new TopicMapping(bridge.topics());
         this.attempts = new LinkAttempts(bridge, () -> ThreadLocalRandom.current().nextDouble());
-        this.window = new OutboundWindow<>(bridge.maxInflight());
+        this.outbox = new Outbox(bridge, topics);
         this.outgoing = context.messageAdapter(ReceivedMessage.class, BridgeCommand.Outgoing::new);
         this.published = context.messageAdapter(InProcessClient.Published.class, BridgeCommand.LocallyPublished::new);
         this.linkEvents = BridgeCommand.linkEvents(context.getSelf());
@@ -177,9 +189,9 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     // ---- out: local messages to the remote
 
     private Behavior<BridgeCommand> onOutgoing(BridgeCommand.Outgoing out) {
-        waiting.add(out.message());
+        outbox.add(out.message());
         if (state == LinkState.DOWN && bridge.startType() == BridgeSettings.StartType.LAZY
-                && waiting.size() + window.size() >= bridge.threshold() && !stopping) {
+                && outbox.size() >= bridge.threshold() && !stopping) {
             return connect();
         }
         return drain();
@@ -187,30 +199,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
 
     /** Sends what waits, in order, while the link is up, takes writes and has room in the window. */
     private Behavior<BridgeCommand> drain() {
-        if (state != LinkState.UP) return this;
-        boolean sent = false;
-        while (!waiting.isEmpty() && link.isWritable()) {
-            var message = waiting.peek();
-            var mapped = topics.toRemote(message.topic(), message.qos());
-            if (mapped.isEmpty()) {  // a subscription's filter matches what its entry's does: not expected
-                waiting.poll().acknowledge();
-                continue;
-            }
-            var qos = mapped.get().qos();
-            if (qos != QoS.AT_MOST_ONCE && window.isFull()) break;
-            // The window numbers a QoS 1/2 PUBLISH itself: 1 stands in for its packet id until then.
-            var publish = new Publish(mapped.get().topic(), message.payload(), qos, message.retain(), false,
-                    qos == QoS.AT_MOST_ONCE ? 0 : 1,
-                    bridge.protocolVersion() == ProtocolVersion.MQTT_5 ? message.properties().toProperties() : Properties.NONE);
-            if (qos == QoS.AT_MOST_ONCE) {
-                link.send(publish);
-                waiting.poll().acknowledge();
-            } else {
-                link.send(window.send(waiting.poll(), publish));
-            }
-            sent = true;
-        }
-        if (sent) {
+        if (state == LinkState.UP && outbox.drain(toLink)) {
             link.flush();
             lastSentAt = clock.getAsLong();
         }
@@ -246,11 +235,10 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         }
         var acknowledgement = inbound.locallyPublished();
         if (link == null) return this;
-        if (acknowledgement != null && state == LinkState.UP) {
-            link.send(acknowledgement);
-            link.flush();
-        }
-        if (inbound.awaiting() < broker.receiveMaximum()) link.reading(true);
+        if (acknowledgement != null && state == LinkState.UP) link.send(acknowledgement);
+        while (!held.isEmpty() && inbound.awaiting() < broker.receiveMaximum()) onPublish(held.poll());
+        if (held.isEmpty() && inbound.awaiting() < broker.receiveMaximum()) link.reading(true);
+        link.flush();
         return this;
     }
 
@@ -305,16 +293,22 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
 
     private void onPacket(Packet packet) {
         if (packet instanceof Publish publish) {
-            onPublish(publish);
+            if (held.isEmpty() && inbound.awaiting() < broker.receiveMaximum()) {
+                onPublish(publish);
+            } else {
+                held.add(publish);
+                link.reading(false);
+            }
         } else if (packet instanceof PubAck ack) {
-            acknowledged(ack.reason().isError() ? refused(ack.packetId(), ack.reason()) : window.acknowledged(ack.packetId()));
+            if (ack.reason().isError()) refused(ack.packetId(), ack.reason());
+            else outbox.acknowledged(ack.packetId());
         } else if (packet instanceof PubRec rec) {
             // An error reason ends the exchange (4.3.3): the remote will not have the message.
-            var release = rec.reason().isError() ? null : window.received(rec.packetId());
+            var release = rec.reason().isError() ? null : outbox.received(rec.packetId());
             if (release != null) link.send(release);
-            if (rec.reason().isError()) acknowledged(refused(rec.packetId(), rec.reason()));
+            if (rec.reason().isError()) refused(rec.packetId(), rec.reason());
         } else if (packet instanceof PubComp comp) {
-            acknowledged(window.completed(comp.packetId()));
+            outbox.completed(comp.packetId());
         } else if (packet instanceof PubRel rel) {
             link.send(inbound.released(rel.packetId()));
         } else if (packet instanceof SubAck subAck) {
@@ -328,14 +322,9 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
     }
 
     /** The remote refused a message (an MQTT 5 error reason): it is done here, and said. */
-    private ReceivedMessage refused(int packetId, ReasonCode reason) {
-        var message = window.completed(packetId);
+    private void refused(int packetId, ReasonCode reason) {
+        var message = outbox.completed(packetId);
         if (message != null) getContext().getLog().warn("bridge {}: the remote refused a message on {}: {}", bridge.name(), message.topic(), reason);
-        return message;
-    }
-
-    private void acknowledged(ReceivedMessage message) {
-        if (message != null) message.acknowledge();
     }
 
     private void onConnAck(ConnAck connAck) {
@@ -347,15 +336,13 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         }
         state = LinkState.UP;
         attempts.up();
-        if (bridge.protocolVersion() == ProtocolVersion.MQTT_5) window.limitTo(connAck.properties().receiveMaximum());
+        if (bridge.protocolVersion() == ProtocolVersion.MQTT_5) outbox.limitTo(connAck.properties().receiveMaximum());
         getContext().getLog().info("bridge {}: connected to {} as {} (session present {})", bridge.name(),
                 attempts.current(), bridge.clientId(), connAck.sessionPresent());
         inbound.linkUp(connAck.sessionPresent());
         var incoming = topics.incoming();
         if (!incoming.isEmpty()) link.send(RemotePackets.subscribe(bridge, incoming, 1));
-        var done = new ArrayList<ReceivedMessage>();
-        window.resend(connAck.sessionPresent(), done).forEach(link::send);
-        done.forEach(ReceivedMessage::acknowledge);
+        outbox.resend(connAck.sessionPresent(), toLink);
         // An MQTT 5 remote's Server Keep Alive replaces ours ([MQTT-3.2.2-21]); 0 means none.
         int keepAlive = connAck.properties().serverKeepAlive().orElse(bridge.keepAliveSeconds());
         if (keepAlive > 0) timers.startTimerWithFixedDelay(BridgeCommand.KeepAliveTick.INSTANCE, Duration.ofSeconds(keepAlive));
@@ -366,13 +353,16 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         notifications.up();
     }
 
-    /** Closes the link for {@code why}; {@link #onLinkClosed} follows. */
+    /** Closes the link for {@code why}, which {@link #onLinkClosed} says. */
     private void giveUp(String why) {
-        getContext().getLog().warn("bridge {}: {}", bridge.name(), why);
+        closingBecause = why;
         link.close();
     }
 
-    private Behavior<BridgeCommand> onLinkClosed(String why) {
+    private Behavior<BridgeCommand> onLinkClosed(String closed) {
+        var why = closingBecause != null ? closingBecause : closed;
+        closingBecause = null;
+        held.clear();  // unacknowledged: the remote sends them again
         var was = state;
         link = null;
         state = LinkState.DOWN;
@@ -383,14 +373,18 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         if (stopping) return this;
         if (was != LinkState.UP) return attemptFailed(why);
         notifications.down();
-        getContext().getLog().warn("bridge {}: link to {} lost: {}", bridge.name(), attempts.current(), why);
-        return retry(attempts.lost(waiting.size() + window.size()));
+        if (why.equals(IDLE)) {
+            getContext().getLog().info("bridge {}: idle for {}, disconnected (start-type lazy)", bridge.name(), bridge.idleTimeout());
+        } else {
+            getContext().getLog().warn("bridge {}: link to {} lost: {}", bridge.name(), attempts.current(), why);
+        }
+        return retry(attempts.lost(outbox.size()));
     }
 
     private Behavior<BridgeCommand> attemptFailed(String why) {
         state = LinkState.DOWN;
         getContext().getLog().warn("bridge {}: cannot connect to {}: {}", bridge.name(), attempts.current(), why);
-        return retry(attempts.failed(waiting.size() + window.size()));
+        return retry(attempts.failed(outbox.size()));
     }
 
     private Behavior<BridgeCommand> retry(Optional<Duration> wait) {
@@ -421,12 +415,10 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
 
     /** A lazy bridge's link goes once nothing went out for idle-timeout and nothing waits. */
     private Behavior<BridgeCommand> onIdleCheck() {
-        boolean idle = waiting.isEmpty() && window.size() == 0
-                && clock.getAsLong() - lastSentAt >= bridge.idleTimeout().toNanos();
+        boolean idle = outbox.size() == 0 && clock.getAsLong() - lastSentAt >= bridge.idleTimeout().toNanos();
         if (state == LinkState.UP && idle) {
-            getContext().getLog().info("bridge {}: idle for {}, disconnecting (start-type lazy)", bridge.name(), bridge.idleTimeout());
             link.send(Disconnect.NORMAL);
-            link.close();
+            giveUp(IDLE);
         }
         return this;
     }
