@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * only the actor and the node's handle use Pekko.
  */
 class ArchitectureTest {
-    private final JavaClasses classes = new ClassFileImporter()
+    /** Imported once for all the rules: each import reads every class of the module again. */
+    private static final JavaClasses classes = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("io.pekquitto.cluster");
 

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * without actors or sockets (docs/architecture.md, Modules).
  */
 class ArchitectureTest {
-    private final JavaClasses classes = new ClassFileImporter()
+    /** Imported once for all the rules: each import reads every class of the module again. */
+    private static final JavaClasses classes = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("io.pekquitto.shards");
 
