@@ -8,12 +8,15 @@ import io.pekquitto.shards.stats.SysExtras;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -21,7 +24,8 @@ import java.util.function.ToLongFunction;
  * The Prometheus metrics (README, "Metrics", lists every one): the broker's figures as counters and
  * gauges per shard, read from {@link FreshFigures} at each scrape; the latency histograms, fed by the
  * shards as it happens ({@link LatencyObserver}); and the JVM's metrics. Served at {@code GET /metrics}
- * by the Prometheus client's own HTTP server (the JDK's), on its own threads, never a shard's.
+ * by the Prometheus client's handler on the JDK's HTTP server, on a thread of its own, never a shard's, in
+ * the text formats ({@link TextScrapes}).
  */
 final class Metrics implements LatencyObserver, AutoCloseable {
     /** From 50 us to 10 s: a delivery on the same machine is tens of microseconds, a stuck one seconds. */
@@ -36,7 +40,8 @@ final class Metrics implements LatencyObserver, AutoCloseable {
             .help("From a connection accepted to its successful CONNACK written")
             .unit(Unit.SECONDS).classicUpperBounds(LATENCY_BOUNDS).classicOnly().register(registry);
     private FreshFigures figures;
-    private HTTPServer server;
+    private HttpServer server;
+    private ExecutorService executor;
 
     @Override
     public void publishToDelivery(long nanos) {
@@ -59,7 +64,16 @@ final class Metrics implements LatencyObserver, AutoCloseable {
         if (cluster != SysExtras.NONE) registerClusterFigures(cluster);
         JvmMetrics.builder().register(registry);
         try {
-            server = HTTPServer.builder().hostname(settings.host()).port(settings.port()).registry(registry).buildAndStart();
+            server = HttpServer.create(new InetSocketAddress(settings.host(), settings.port()), 0);
+            var handler = new MetricsHandler(registry);
+            server.createContext("/metrics", exchange -> handler.handle(new TextScrapes(exchange)));
+            executor = Executors.newSingleThreadExecutor(runnable -> {
+                var thread = new Thread(runnable, "pekquitto-metrics");
+                thread.setDaemon(true);
+                return thread;
+            });
+            server.setExecutor(executor);
+            server.start();
         } catch (IOException e) {
             throw new IllegalStateException("metrics: cannot bind " + settings.host() + ":" + settings.port() + ": " + e.getMessage(), e);
         }
@@ -67,7 +81,7 @@ final class Metrics implements LatencyObserver, AutoCloseable {
 
     /** Where {@code GET /metrics} is served. */
     InetSocketAddress address(MetricsSettings settings) {
-        return new InetSocketAddress(settings.host(), server.getPort());
+        return new InetSocketAddress(settings.host(), server.getAddress().getPort());
     }
 
     private void registerBrokerFigures() {
@@ -183,7 +197,8 @@ final class Metrics implements LatencyObserver, AutoCloseable {
 
     @Override
     public synchronized void close() {
-        if (server != null) server.close();
+        if (server != null) server.stop(0);
+        if (executor != null) executor.shutdown();
         server = null;
     }
 }

@@ -29,12 +29,25 @@ class MetricsIT {
     static final BrokerExtension broker = BrokerExtension.inProcess("shards = 2\nmetrics { enabled = true, port = 0 }");
 
     private static String scrape() throws IOException, InterruptedException {
+        return scrape("*/*").body();
+    }
+
+    private static HttpResponse<String> scrape(String accept) throws IOException, InterruptedException {
         var address = broker.pekquitto().metricsAddress().orElseThrow();
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + address.getPort() + "/metrics"))
-                .timeout(Duration.ofSeconds(10)).build();
+                .header("Accept", accept).timeout(Duration.ofSeconds(10)).build();
         var response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode());
-        return response.body();
+        return response;
+    }
+
+    @Test
+    void aScrapeThatAsksForProtobufFirstGetsTheTextFormat() throws Exception {
+        // What a Prometheus server with native histograms asks: the jar has no protobuf format, so text comes back.
+        var response = scrape("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,"
+                + "text/plain;version=0.0.4;q=0.3,*/*;q=0.1");
+        assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"), response.headers().toString());
+        assertTrue(response.body().contains("pekquitto_packets_received"), response.body());
     }
 
     /** The sum over every labelled sample of {@code name} (a counter is exposed with {@code _total}). */
