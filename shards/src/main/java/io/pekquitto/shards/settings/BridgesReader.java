@@ -31,6 +31,7 @@ final class BridgesReader {
         var template = config.getObject(defaultsPath);
         var bridges = new ArrayList<BridgeSettings>();
         var names = new HashSet<String>();
+        var localClientIds = new HashSet<String>();
         for (int i = 0; i < entries.size(); i++) {
             var at = path + "." + i;
             var bridge = entries.get(i).withFallback(template).toConfig().atPath(at);
@@ -38,6 +39,11 @@ final class BridgesReader {
             if (!names.add(settings.name())) {
                 throw new ConfigurationException(at + ".name: another bridge is named \"" + settings.name() + "\" ("
                         + origin(bridge, at + ".name") + ")");
+            }
+            // Two bridges with one local session would take it from each other for ever.
+            if (!localClientIds.add(settings.localClientId())) {
+                throw new ConfigurationException(at + ".local-client-id: another bridge has \"" + settings.localClientId()
+                        + "\" (" + origin(bridge, at + ".local-client-id") + ")");
             }
             bridges.add(settings);
         }

@@ -108,5 +108,9 @@ class BridgeSettingsTest {
                 bridges = [{ name = b, addresses = ["h"], topics = [{ pattern = "#" }] },
                            { name = b, addresses = ["h"], topics = [{ pattern = "#" }] }]""")).getMessage();
         assertTrue(message.contains("pekquitto.bridges.1.name: another bridge is named \"b\""), message);
+        var shared = assertThrows(ConfigurationException.class, () -> BrokerSettings.parse("""
+                bridges = [{ name = a, client-id = same, addresses = ["h"], topics = [{ pattern = "#" }] },
+                           { name = b, client-id = same, addresses = ["k"], topics = [{ pattern = "#" }] }]""")).getMessage();
+        assertTrue(shared.contains("pekquitto.bridges.1.local-client-id: another bridge has \"local.same\""), shared);
     }
 }
