@@ -27,6 +27,8 @@ import io.pekquitto.shards.store.StoreRecovery;
 import io.pekquitto.shards.tcp.ReloadableTls;
 import io.pekquitto.shards.transport.ShardLoopConfigurator;
 import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -238,7 +240,7 @@ public final class Broker extends AbstractBehavior<BrokerCommand> {
             try {
                 var behavior = Behaviors.supervise(Bridge.create(bridge, settings, connector, shards.get(home), System::nanoTime))
                         .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30), 0.2));
-                bridges.add(context.spawn(behavior, "bridge-" + java.net.URLEncoder.encode(bridge.name(), java.nio.charset.StandardCharsets.UTF_8),
+                bridges.add(context.spawn(behavior, "bridge-" + URLEncoder.encode(bridge.name(), StandardCharsets.UTF_8),
                         DispatcherSelector.fromConfig(dispatcherPath(home))));
             } catch (TlsConfigurationException e) {
                 context.getLog().error(e.getMessage());

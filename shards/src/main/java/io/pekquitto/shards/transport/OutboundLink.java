@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
@@ -73,7 +74,7 @@ public final class OutboundLink extends ChannelInboundHandlerAdapter {
         var bootstrap = new Bootstrap().group(ShardLoops.current()).channel(SocketKind.chosen().clientChannelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
-                .handler(new io.netty.channel.ChannelInitializer<>() {
+                .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel channel) {
                         tls.ifPresent(client -> channel.pipeline().addLast(client.context().newHandler(channel.alloc(), host, address.getPort())));
