@@ -16,8 +16,6 @@ import org.apache.pekko.actor.typed.ActorRef;
  * through the shard as the broker's own $SYS figures are, since no client may publish under $SYS.
  */
 final class LinkNotifications {
-    /** The publisher id of the broker's own messages (no client id starts with '$'). */
-    private static final String PUBLISHER = "$SYS";
     private static final Binary UP = Binary.utf8("1");
     private static final Binary DOWN = Binary.utf8("0");
 
@@ -41,7 +39,7 @@ final class LinkNotifications {
 
     private void publish(Binary state) {
         if (!bridge.notifications()) return;
-        shard.tell(new ShardRequest.Route(PUBLISHER, Message.received(bridge.notificationTopic(), state, QoS.AT_LEAST_ONCE, true,
+        shard.tell(new ShardRequest.Route(ShardRequest.Route.BROKER, Message.received(bridge.notificationTopic(), state, QoS.AT_LEAST_ONCE, true,
                 Properties.NONE, clock.getAsLong())));
     }
 }

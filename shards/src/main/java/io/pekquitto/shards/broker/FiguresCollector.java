@@ -40,8 +40,6 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  */
 final class FiguresCollector extends AbstractBehavior<FiguresCommand> {
 
-    /** The publisher id of $SYS messages (never a client's: client ids cannot start with '$' here). */
-    static final String PUBLISHER = "$SYS";
     /** A shard that does not answer within this (it is restarting) is left out of one round. */
     private static final Duration ROUND_TIMEOUT = Duration.ofSeconds(2);
 
@@ -150,7 +148,7 @@ final class FiguresCollector extends AbstractBehavior<FiguresCommand> {
         double seconds = (now - lastPublishedAt) / 1e9;
         lastPublishedAt = now;
         var shard = shards.get(0);
-        sysTopics.changed(figures, extras.topics(), seconds).forEach((topic, value) -> shard.tell(new ShardRequest.Route(PUBLISHER,
+        sysTopics.changed(figures, extras.topics(), seconds).forEach((topic, value) -> shard.tell(new ShardRequest.Route(ShardRequest.Route.BROKER,
                 Message.received(topic, Binary.utf8(value), QoS.AT_MOST_ONCE, true, Properties.NONE, now))));
     }
 }

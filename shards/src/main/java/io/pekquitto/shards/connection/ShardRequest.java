@@ -36,6 +36,9 @@ public sealed interface ShardRequest extends ShardMessage {
      * same batch as the message (so a crash never keeps one without the other).
      */
     record Route(String publisherId, Message message, ConnectionRef awaitingAck, int awaitingPubRel) implements ShardRequest {
+        /** The publisher id of what the broker publishes itself ($SYS figures, a bridge's state): no client id starts with '$'. */
+        public static final String BROKER = "$SYS";
+
         public Route(String publisherId, Message message) {
             this(publisherId, message, null, 0);
         }

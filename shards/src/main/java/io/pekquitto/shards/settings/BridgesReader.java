@@ -138,12 +138,9 @@ final class BridgesReader {
 
     private static ProtocolVersion protocolVersion(Config bridge, String path) {
         var name = bridge.getString(path);
-        return switch (name) {
-            case "3.1.1" -> ProtocolVersion.MQTT_3_1_1;
-            case "5", "5.0" -> ProtocolVersion.MQTT_5;
-            default -> throw new ConfigurationException(path + " must be \"3.1.1\" or \"5\", not \"" + name + "\" ("
-                    + origin(bridge, path) + ")");
-        };
+        return ListenersReader.versionNamed(name).filter(version -> version != ProtocolVersion.MQTT_3_1)
+                .orElseThrow(() -> new ConfigurationException(path + " must be \"3.1.1\" or \"5\", not \"" + name + "\" ("
+                        + origin(bridge, path) + ")"));
     }
 
     /** TLS when {@code ca-file} is set; another TLS key without it is a mistake worth stopping for. */

@@ -77,18 +77,23 @@ final class ListenersReader {
     private static Set<ProtocolVersion> protocolVersions(Config listener, String path) {
         var versions = EnumSet.noneOf(ProtocolVersion.class);
         for (var name : listener.getStringList(path)) {
-            versions.add(switch (name) {
-                case "3.1" -> ProtocolVersion.MQTT_3_1;
-                case "3.1.1" -> ProtocolVersion.MQTT_3_1_1;
-                case "5", "5.0" -> ProtocolVersion.MQTT_5;
-                default -> throw new ConfigurationException(path + ": \"" + name
-                        + "\" is not an MQTT version: \"3.1\", \"3.1.1\" or \"5\" (" + origin(listener, path) + ")");
-            });
+            versions.add(versionNamed(name).orElseThrow(() -> new ConfigurationException(path + ": \"" + name
+                    + "\" is not an MQTT version: \"3.1\", \"3.1.1\" or \"5\" (" + origin(listener, path) + ")")));
         }
         if (versions.isEmpty()) {
             throw new ConfigurationException(path + " must name at least one version (" + origin(listener, path) + ")");
         }
         return versions;
+    }
+
+    /** The MQTT version a setting names: "3.1", "3.1.1", "5" or "5.0" (a listener's, a bridge's). */
+    static Optional<ProtocolVersion> versionNamed(String name) {
+        return switch (name) {
+            case "3.1" -> Optional.of(ProtocolVersion.MQTT_3_1);
+            case "3.1.1" -> Optional.of(ProtocolVersion.MQTT_3_1_1);
+            case "5", "5.0" -> Optional.of(ProtocolVersion.MQTT_5);
+            default -> Optional.empty();
+        };
     }
 
     /** TLS if {@code cert-file} is set; any other TLS key without it is a mistake worth stopping for. */
