@@ -221,11 +221,16 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
                 local.tell(new InProcessClient.Publish(mapped.get().topic(), publish.payload(), qos,
                         publish.retain() && broker.retainAvailable(), properties, answer));
                 // Back-pressure: the remote waits while the local answers it is owed pile up.
-                if (inbound.awaiting() >= broker.receiveMaximum()) link.reading(false);
+                if (!routingRoom()) link.reading(false);
             }
             case NOTHING -> { }
         }
         return this;
+    }
+
+    /** Fewer than receive-maximum of the remote's messages wait for their routing here (the local client's bound). */
+    private boolean routingRoom() {
+        return inbound.awaiting() < broker.receiveMaximum();
     }
 
     private Behavior<BridgeCommand> onLocallyPublished(BridgeCommand.LocallyPublished answer) {
@@ -236,8 +241,8 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
         var acknowledgement = inbound.locallyPublished();
         if (link == null) return this;
         if (acknowledgement != null && state == LinkState.UP) link.send(acknowledgement);
-        while (!held.isEmpty() && inbound.awaiting() < broker.receiveMaximum()) onPublish(held.poll());
-        if (held.isEmpty() && inbound.awaiting() < broker.receiveMaximum()) link.reading(true);
+        while (!held.isEmpty() && routingRoom()) onPublish(held.poll());
+        if (held.isEmpty() && routingRoom()) link.reading(true);
         link.flush();
         return this;
     }
@@ -293,7 +298,7 @@ public final class Bridge extends AbstractBehavior<BridgeCommand> {
 
     private void onPacket(Packet packet) {
         if (packet instanceof Publish publish) {
-            if (held.isEmpty() && inbound.awaiting() < broker.receiveMaximum()) {
+            if (held.isEmpty() && routingRoom()) {
                 onPublish(publish);
             } else {
                 held.add(publish);

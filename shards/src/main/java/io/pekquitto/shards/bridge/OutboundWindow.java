@@ -1,6 +1,8 @@
 package io.pekquitto.shards.bridge;
 
+import io.pekquitto.protocol.Binary;
 import io.pekquitto.protocol.Packet;
+import io.pekquitto.protocol.Properties;
 import io.pekquitto.protocol.PubRel;
 import io.pekquitto.protocol.Publish;
 import io.pekquitto.protocol.QoS;
@@ -60,12 +62,11 @@ final class OutboundWindow<H> {
      *
      * @throws IllegalStateException if the window is full
      */
-    Publish send(H handle, Publish unnumbered) {
-        if (unnumbered.qos() == QoS.AT_MOST_ONCE) throw new IllegalArgumentException("QoS 0 is not kept in flight");
+    Publish send(H handle, String topic, Binary payload, QoS qos, boolean retain, Properties properties) {
+        if (qos == QoS.AT_MOST_ONCE) throw new IllegalArgumentException("QoS 0 is not kept in flight");
         if (isFull()) throw new IllegalStateException("the window is full");
         int id = nextPacketId();
-        var publish = new Publish(unnumbered.topic(), unnumbered.payload(), unnumbered.qos(), unnumbered.retain(), false, id,
-                unnumbered.properties());
+        var publish = new Publish(topic, payload, qos, retain, false, id, properties);
         inFlight.put(id, new InFlight<>(handle, publish));
         return publish;
     }

@@ -60,17 +60,15 @@ final class Outbox {
                 waiting.poll().acknowledge();
                 continue;
             }
+            var topic = mapped.get().topic();
             var qos = mapped.get().qos();
             if (qos != QoS.AT_MOST_ONCE && window.isFull()) break;
-            // The window numbers a QoS 1/2 PUBLISH itself: 1 stands in for its packet id until then.
-            var publish = new Publish(mapped.get().topic(), message.payload(), qos, message.retain(), false,
-                    qos == QoS.AT_MOST_ONCE ? 0 : 1,
-                    bridge.protocolVersion() == ProtocolVersion.MQTT_5 ? message.properties().toProperties() : Properties.NONE);
+            var properties = bridge.protocolVersion() == ProtocolVersion.MQTT_5 ? message.properties().toProperties() : Properties.NONE;
             if (qos == QoS.AT_MOST_ONCE) {
-                sink.send(publish);
+                sink.send(new Publish(topic, message.payload(), qos, message.retain(), false, 0, properties));
                 waiting.poll().acknowledge();
             } else {
-                sink.send(window.send(waiting.poll(), publish));
+                sink.send(window.send(waiting.poll(), topic, message.payload(), qos, message.retain(), properties));
             }
             sent = true;
         }

@@ -68,6 +68,7 @@ public record MessageProperties(boolean utf8Payload, Optional<Long> messageExpir
 
     /** As a PUBLISH carries them (a bridge's to its remote, too). */
     public Properties toProperties() {
+        if (equals(NONE)) return Properties.NONE;  // most messages, a bridge's per message: no builder
         var builder = Properties.builder();
         if (utf8Payload) builder.set(PropertyId.PAYLOAD_FORMAT_INDICATOR, 1);
         messageExpiryInterval.ifPresent(seconds -> builder.set(PropertyId.MESSAGE_EXPIRY_INTERVAL, seconds));

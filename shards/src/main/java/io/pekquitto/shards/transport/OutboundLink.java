@@ -2,7 +2,6 @@ package io.pekquitto.shards.transport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -18,7 +17,6 @@ import io.pekquitto.protocol.codec.PacketEncoder;
 import io.pekquitto.protocol.codec.PacketReader;
 import io.pekquitto.shards.tcp.ClientTls;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,17 +139,17 @@ public final class OutboundLink extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext context, Object message) {
         var bytes = (ByteBuf) message;
-        try {
-            reader.feed(ByteBuffer.wrap(ByteBufUtil.getBytes(bytes)));
-        } finally {
-            bytes.release();
-        }
         var packets = new ArrayList<Packet>();
         try {
+            // The read's own bytes, not a copy: the reader lets go of them once it has no packet left
+            // (what a packet keeps is copied out, and so is an unfinished one's start).
+            reader.feed(bytes.nioBuffer());
             for (var packet = reader.poll(); packet != null; packet = reader.poll()) packets.add(packet);
         } catch (MalformedPacketException e) {
             failure = "malformed packet from the remote: " + e.getMessage();
             context.close();
+        } finally {
+            bytes.release();
         }
         if (!packets.isEmpty()) events.received(this, packets);
     }

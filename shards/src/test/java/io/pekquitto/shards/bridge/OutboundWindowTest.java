@@ -18,15 +18,16 @@ import org.junit.jupiter.api.Test;
 /** The client side of 4.3.2 and 4.3.3 towards the remote, and 4.4's resend after a reconnect. */
 class OutboundWindowTest {
 
-    private static Publish publish(String topic, QoS qos) {
-        return new Publish(topic, Binary.utf8(topic), qos, false, false, 1, Properties.NONE);
+    /** The window's PUBLISH for a message on {@code topic} (its payload the topic too), numbered by the window. */
+    private static <H> Publish send(OutboundWindow<H> window, H handle, String topic, QoS qos) {
+        return window.send(handle, topic, Binary.utf8(topic), qos, false, Properties.NONE);
     }
 
     @Test
     void numbersEachPublishAndReleasesItsHandleOnlyAtTheRightAcknowledgement() {
         var window = new OutboundWindow<String>(10);
-        var one = window.send("one", publish("a", QoS.AT_LEAST_ONCE));
-        var two = window.send("two", publish("b", QoS.EXACTLY_ONCE));
+        var one = send(window, "one", "a", QoS.AT_LEAST_ONCE);
+        var two = send(window, "two", "b", QoS.EXACTLY_ONCE);
         assertEquals(1, one.packetId());
         assertEquals(2, two.packetId());
         assertNull(window.acknowledged(two.packetId()), "a PUBACK for a QoS 2 message is not its end");
@@ -42,22 +43,22 @@ class OutboundWindowTest {
     void isFullAtItsMaximumWhichAnMqtt5ReceiveMaximumLowers() {
         var window = new OutboundWindow<String>(3);
         window.limitTo(2);
-        window.send("a", publish("a", QoS.AT_LEAST_ONCE));
+        send(window, "a", "a", QoS.AT_LEAST_ONCE);
         assertFalse(window.isFull());
-        window.send("b", publish("b", QoS.AT_LEAST_ONCE));
+        send(window, "b", "b", QoS.AT_LEAST_ONCE);
         assertTrue(window.isFull());
-        assertThrows(IllegalStateException.class, () -> window.send("c", publish("c", QoS.AT_LEAST_ONCE)));
+        assertThrows(IllegalStateException.class, () -> send(window, "c", "c", QoS.AT_LEAST_ONCE));
     }
 
     @Test
     void packetIdsInUseAreSkippedWhenTheyWrap() {
         var window = new OutboundWindow<Integer>(2);
-        var first = window.send(0, publish("first", QoS.AT_LEAST_ONCE));
+        var first = send(window, 0, "first", QoS.AT_LEAST_ONCE);
         for (int i = 0; i < 0xFFFF - 1; i++) {
-            var next = window.send(i, publish("t", QoS.AT_LEAST_ONCE));
+            var next = send(window, i, "t", QoS.AT_LEAST_ONCE);
             window.acknowledged(next.packetId());
         }
-        var wrapped = window.send(-1, publish("t", QoS.AT_LEAST_ONCE));
+        var wrapped = send(window, -1, "t", QoS.AT_LEAST_ONCE);
         assertEquals(2, wrapped.packetId(), "1 is still in flight [MQTT-2.2.1-3]");
         assertEquals(1, first.packetId());
     }
@@ -65,9 +66,9 @@ class OutboundWindowTest {
     @Test
     void aReconnectSendsEverythingAgainInOrderWithDupAndPubRelPastPubRec() {
         var window = new OutboundWindow<String>(10);
-        var a = window.send("a", publish("a", QoS.AT_LEAST_ONCE));
-        var b = window.send("b", publish("b", QoS.EXACTLY_ONCE));
-        var c = window.send("c", publish("c", QoS.EXACTLY_ONCE));
+        var a = send(window, "a", "a", QoS.AT_LEAST_ONCE);
+        var b = send(window, "b", "b", QoS.EXACTLY_ONCE);
+        var c = send(window, "c", "c", QoS.EXACTLY_ONCE);
         window.received(b.packetId());
         var done = new ArrayList<String>();
         var again = window.resend(true, done);
@@ -82,8 +83,8 @@ class OutboundWindowTest {
     @Test
     void withoutTheRemotesSessionWhatWasPastPubRecIsDone() {
         var window = new OutboundWindow<String>(10);
-        var a = window.send("a", publish("a", QoS.EXACTLY_ONCE));
-        window.send("b", publish("b", QoS.AT_LEAST_ONCE));
+        var a = send(window, "a", "a", QoS.EXACTLY_ONCE);
+        send(window, "b", "b", QoS.AT_LEAST_ONCE);
         window.received(a.packetId());
         var done = new ArrayList<String>();
         var again = window.resend(false, done);
