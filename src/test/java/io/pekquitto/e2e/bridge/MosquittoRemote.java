@@ -1,10 +1,10 @@
 package io.pekquitto.e2e.bridge;
 
-import io.pekquitto.e2e.interop.ChildProcess;
 import io.pekquitto.e2e.interop.MosquittoBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -16,13 +16,18 @@ import java.util.List;
 final class MosquittoRemote implements AutoCloseable {
     private final Path directory;
     private final int port;
-    private final List<String> extraLines;
-    private ChildProcess process;
+    private final List<String> lines;
+    private MosquittoBroker broker;
 
     private MosquittoRemote(Path directory, int port, List<String> extraLines) {
         this.directory = directory;
         this.port = port;
-        this.extraLines = extraLines;
+        var lines = new ArrayList<>(List.of(
+                "persistence true",
+                "persistence_location " + directory.toAbsolutePath() + "/",
+                "log_type all"));  // every packet in its log, which a failing test shows
+        lines.addAll(extraLines);
+        this.lines = List.copyOf(lines);
     }
 
     /** A Mosquitto started on a free port, with {@code extraLines} appended to its configuration. */
@@ -36,41 +41,27 @@ final class MosquittoRemote implements AutoCloseable {
         return port;
     }
 
-    Path directory() {
-        return directory;
-    }
-
     /** Starts it (again) on its port, and waits until it serves. */
     void start() throws Exception {
-        var lines = new ArrayList<>(List.of(
-                "listener " + port + " 127.0.0.1",
-                "allow_anonymous true",
-                "persistence true",
-                "persistence_location " + directory.toAbsolutePath() + "/",
-                // As root, Mosquitto would switch to its own user, who cannot write the test's directory.
-                "user " + System.getProperty("user.name")));
-        lines.addAll(extraLines);
-        var config = Files.write(directory.resolve("mosquitto.conf"), lines);
-        process = ChildProcess.start(List.of(MosquittoBroker.program("mosquitto"), "-v", "-c", config.toString()));
-        process.awaitLine(line -> line.contains(" running"));
+        broker = MosquittoBroker.start(directory, port, lines);
     }
 
     /** Stops it (SIGTERM: it saves its sessions and queues) and waits until it has. */
     void stop() throws InterruptedException {
-        if (process == null) return;
-        process.terminate();
-        process = null;
+        if (broker == null) return;
+        broker.terminate();
+        broker = null;
     }
 
     String output() {
-        return process == null ? "(stopped)" : process.output();
+        return broker == null ? "(stopped)" : broker.output();
     }
 
     @Override
     public void close() throws Exception {
         stop();
         try (var files = Files.walk(directory)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         }
     }
 }

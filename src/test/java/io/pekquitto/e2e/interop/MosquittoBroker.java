@@ -30,7 +30,11 @@ public final class MosquittoBroker implements AutoCloseable {
      * to {@code directory}, and waits until it says it is running.
      */
     public static MosquittoBroker start(Path directory, List<String> lines) throws IOException, InterruptedException {
-        int port = freePort();
+        return start(directory, freePort(), lines);
+    }
+
+    /** As {@link #start(Path, List)}, on {@code port}: a broker started again where its clients knew it. */
+    public static MosquittoBroker start(Path directory, int port, List<String> lines) throws IOException, InterruptedException {
         var config = new ArrayList<>(List.of("listener " + port + " 127.0.0.1", "allow_anonymous true",
                 // As root, Mosquitto would switch to its own user, who cannot read the test's directory.
                 "user " + System.getProperty("user.name")));
@@ -72,6 +76,11 @@ public final class MosquittoBroker implements AutoCloseable {
     /** Its log so far (stdout and stderr). */
     public String output() {
         return process.output();
+    }
+
+    /** Stops it with SIGTERM, as its service would be (it saves its persistence then), and waits until it has. */
+    public void terminate() throws InterruptedException {
+        process.terminate();
     }
 
     @Override
