@@ -45,7 +45,7 @@ class ConnectionAvailabilityTest {
     }
 
     /** A connected MQTT 5 client whose window then fills: receive maximum 20 messages, 25 delivered, none acknowledged. */
-    private void fillTheWindow(Predicate<String> sharedMember) {
+    private ConnectionRef fillTheWindow(Predicate<String> sharedMember) {
         var environment = ShardEnvironment.of(SETTINGS, Security.OPEN, clock, false, StoreHealth.none(),
                 ShardStats.unobserved(), sharedMember);
         var transport = new FakeTransport();
@@ -59,6 +59,7 @@ class ConnectionAvailabilityTest {
         for (int i = 0; i < 25; i++) messages.add(Message.received("t", Binary.utf8("m" + i), QoS.AT_LEAST_ONCE, false, Properties.NONE, 0));
         connection.tell(new Connection.Deliver(messages));
         transport.awaitPackets(testKit, ProtocolVersion.MQTT_5, 21);  // the CONNACK and a window of 20
+        return connection;
     }
 
     @Test
@@ -70,10 +71,11 @@ class ConnectionAvailabilityTest {
     }
 
     @Test
-    void aBusyMemberWithoutAcknowledgementForTheStallTimeoutSaysItIsStalled() {
-        fillTheWindow(clientId -> true);
+    void aBusyMemberWithoutAcknowledgementForTheStallTimeoutSaysItIsStalled() throws InterruptedException {
+        var connection = fillTheWindow(clientId -> true);
         shard.fishForMessage(Duration.ofSeconds(3), "BUSY", request -> request instanceof ShardRequest.Available available
                 && available.availability() == Availability.BUSY ? FishingOutcomes.complete() : FishingOutcomes.continueAndIgnore());
+        clock.awaitDeadlineWithin(connection, DeliveryWindow.STALL_TIMEOUT);  // its check, set after it told BUSY
         clock.advance(DeliveryWindow.STALL_TIMEOUT.minusMillis(1));
         shard.expectNoMessage(Duration.ofMillis(50));
         clock.advance(Duration.ofMillis(1));  // its check, due on the shard's queue

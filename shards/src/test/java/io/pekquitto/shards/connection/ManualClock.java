@@ -40,6 +40,19 @@ public final class ManualClock implements LongSupplier {
         }
     }
 
+    /**
+     * Waits until {@code connection}'s actor has a deadline no later than {@code after} from now. The
+     * actor sets it on its own thread after it tells what changed, which the test may have seen first:
+     * an {@link #advance} before it would find no deadline to tell.
+     */
+    public void awaitDeadlineWithin(ConnectionRef connection, Duration after) throws InterruptedException {
+        long by = nanos.get() + after.toNanos();
+        for (int waited = 0; connection.deadline() - by > 0; waited++) {
+            if (waited == 3_000) throw new AssertionError("no deadline within " + after + " after 3 s");
+            Thread.sleep(1);  // the actor's write shows once it has run; the sleep keeps the read in the loop
+        }
+    }
+
     /** Tells {@code connection} when its deadline has come, as the shard's queue does. */
     public void watch(ConnectionRef connection) {
         watched.add(connection);
