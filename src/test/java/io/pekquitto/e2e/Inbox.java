@@ -65,6 +65,22 @@ public final class Inbox {
         return received;
     }
 
+    /**
+     * Drops what arrives up to and including the first message with {@code text}; fails if none comes within
+     * the timeout. A publisher's last probe, at QoS 1 after its others, drains them all: one path keeps their order.
+     */
+    public void dropThrough(String text, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        var dropped = new ArrayList<Message>();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            var message = left > 0 ? messages.poll(left, TimeUnit.NANOSECONDS) : null;
+            if (message == null) fail("no message \"" + text + "\" within " + timeout + "; dropped meanwhile: " + dropped);
+            if (message.text().equals(text)) return;
+            dropped.add(message);
+        }
+    }
+
     /** Every message that arrives within the window (at most 10,000). */
     public List<Message> within(Duration window) throws InterruptedException {
         long deadline = System.nanoTime() + window.toNanos();

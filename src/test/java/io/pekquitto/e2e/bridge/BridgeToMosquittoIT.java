@@ -133,19 +133,23 @@ class BridgeToMosquittoIT {
 
     /**
      * The bridge subscribes at the remote right after CONNACK: a probe published there until it comes
-     * through tells the subscription is in place. The probes that come are drained.
+     * through tells the subscription is in place. The probes that come are drained ({@link #awaitSubscription}).
      */
     static void awaitRemoteSubscription(PahoClient far, PahoClient local) throws Exception {
         awaitSubscription(far, local, "cloud/site1/commands/probe");
     }
 
-    /** Publishes probes on {@code topic} at the remote until one comes through to {@code local}; drains the rest. */
+    /**
+     * Publishes probes on {@code topic} at the remote until one comes through to {@code local}; then a last one at
+     * QoS 1, which comes after every probe before it: what {@code local} gets up to it is dropped.
+     */
     static void awaitSubscription(PahoClient far, PahoClient local, String topic) throws Exception {
         for (long deadline = System.nanoTime() + WAIT.toNanos(); System.nanoTime() < deadline; ) {
             far.publish(topic, "probe", 0, false);
             var message = local.inbox().poll(Duration.ofMillis(200));
             if (message != null && message.text().equals("probe")) {
-                local.inbox().within(Duration.ofMillis(300));
+                far.publish(topic, "last probe", 1, false);
+                local.inbox().dropThrough("last probe", WAIT);
                 return;
             }
         }
