@@ -89,10 +89,19 @@ class ConnectionMemoryTest {
         return Message.received("t", Binary.of(new byte[bytes]), QoS.AT_LEAST_ONCE, false, Properties.NONE, 0);
     }
 
-    /** The client holds 796 bytes in flight (one message, larger than its share); another client 250: past 900 of 1,000. */
-    private void overItsFairShare() {
-        connection.tell(new Connection.Deliver(List.of(message(700))));
+    /**
+     * Delivers a message of {@code bytes} and waits until it is written and the connection's memory check is
+     * due: the connection sets that deadline after the write, which the test may see first.
+     */
+    private void delivered(int bytes) throws InterruptedException {
+        connection.tell(new Connection.Deliver(List.of(message(bytes))));
         assertInstanceOf(Publish.class, awaitPackets(2).get(1));
+        clock.awaitDeadlineWithin(connection, SlowClient.MEMORY_CHECK);
+    }
+
+    /** The client holds 796 bytes in flight (one message, larger than its share); another client 250: past 900 of 1,000. */
+    private void overItsFairShare() throws InterruptedException {
+        delivered(700);
         environment.memory().held(0, 250);
     }
 
@@ -105,7 +114,7 @@ class ConnectionMemoryTest {
     }
 
     @Test
-    void aClientOverItsFairShareForLongerThanTheGraceIsDisconnectedWithQuotaExceeded() {
+    void aClientOverItsFairShareForLongerThanTheGraceIsDisconnectedWithQuotaExceeded() throws InterruptedException {
         var session = connected();
         overItsFairShare();
         seconds(10);
@@ -123,10 +132,9 @@ class ConnectionMemoryTest {
     }
 
     @Test
-    void aClientWithinItsFairShareStaysConnected() {
+    void aClientWithinItsFairShareStaysConnected() throws InterruptedException {
         connected();
-        connection.tell(new Connection.Deliver(List.of(message(200))));
-        awaitPackets(2);
+        delivered(200);
         environment.memory().held(0, 650);  // 946 of 1,000, but the client holds 296, under a third
         seconds(15);
         assertFalse(transport.closed.get());
