@@ -1,7 +1,9 @@
 package io.pekquitto.e2e.bridge;
 
 import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.WAIT;
+import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.awaitState;
 import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.pekquittoBridgedTo;
+import static io.pekquitto.e2e.bridge.BridgeToMosquittoIT.stateTopic;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pekquitto.e2e.Eventually;
@@ -46,16 +48,15 @@ class BridgeResilienceIT {
     @DisplayName("the remote stopped and started again: QoS 1 published meanwhile arrives once, in order; the state goes 0 and back to 1")
     void remoteRestart() throws Exception {
         var clientId = Names.clientId("bridge");
-        var state = "$SYS/broker/connection/" + clientId + "/state";
         var farId = Names.clientId("far");
         try (var remote = MosquittoRemote.launch();
              var pekquitto = pekquittoBridgedTo(remote.port(), "3.1.1", clientId, OUT, "");
              var local = PahoClient.connect(RawClient.V5, pekquitto.port(), Names.clientId("local"));
              var watcher = PahoClient.connect(RawClient.V5, pekquitto.port(), Names.clientId("watcher"))) {
             farSubscriber(remote.port(), farId, "queue/after").close();
-            watcher.subscribe(state, 1);
+            watcher.subscribe(stateTopic(clientId), 1);
             BridgeToMosquittoIT.awaitUp(local, clientId);
-            assertEquals("1", awaitState(watcher, "1"));
+            awaitState(watcher, clientId, "1");
 
             // Before the stop, a subscriber of its own: Mosquitto 2.0.11 may keep messages a persistent session
             // had acknowledged as still in flight across its restart and send them again (seen: "d1" to the
@@ -66,11 +67,11 @@ class BridgeResilienceIT {
                 assertEquals(numbered(0, 10), texts(before.inbox().next(10, WAIT)));
             }
             remote.stop();
-            awaitState(watcher, "0");
+            awaitState(watcher, clientId, "0");
             // The local publishers' PUBACKs do not wait for the remote: each publish returns while it is away.
             for (int i = 10; i < 60; i++) local.publish("queue/after", "m" + i, 1, false);
             remote.start();
-            awaitState(watcher, "1");
+            awaitState(watcher, clientId, "1");
             try (var far = farSubscriber(remote.port(), farId, "queue/after")) {
                 var received = texts(far.inbox().next(50, WAIT));
                 assertEquals(numbered(10, 60), received, () -> "Mosquitto's log since its restart:\n" + remote.output());
@@ -125,14 +126,5 @@ class BridgeResilienceIT {
                 }
             }
         }
-    }
-
-    /** The next state the watcher hears, which must be {@code expected}. */
-    private static String awaitState(PahoClient watcher, String expected) throws Exception {
-        for (long deadline = System.nanoTime() + WAIT.toNanos(); System.nanoTime() < deadline; ) {
-            var message = watcher.inbox().poll(Duration.ofMillis(200));
-            if (message != null && message.text().equals(expected)) return expected;
-        }
-        throw new AssertionError("the bridge's state did not become " + expected + " within " + WAIT);
     }
 }

@@ -30,7 +30,7 @@ class BridgeStartTypesIT {
     @DisplayName("lazy: the link comes up once threshold messages wait, carries them, and goes when idle")
     void lazy() throws Exception {
         var clientId = Names.clientId("lazy");
-        var state = "$SYS/broker/connection/" + clientId + "/state";
+        var state = BridgeToMosquittoIT.stateTopic(clientId);
         try (var remote = MosquittoRemote.launch();
              var pekquitto = pekquittoBridgedTo(remote.port(), "3.1.1", clientId, "[ { pattern = \"lazy/#\", qos = 1 } ]",
                      "start-type = lazy, threshold = 5, idle-timeout = 1s");

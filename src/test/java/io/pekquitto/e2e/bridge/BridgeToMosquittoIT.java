@@ -48,18 +48,25 @@ class BridgeToMosquittoIT {
                 """.formatted(remotePort, version, clientId, topics, bridgeMore, brokerMore)));
     }
 
+    /** The bridge's notification topic, Mosquitto's: its state, "1" or "0", retained. */
+    static String stateTopic(String clientId) {
+        return "$SYS/broker/connection/" + clientId + "/state";
+    }
+
     /** Waits for the bridge's notification "1" on the local broker. */
     static void awaitUp(PahoClient local, String clientId) throws Exception {
-        var state = "$SYS/broker/connection/" + clientId + "/state";
-        local.subscribe(state, 1);
+        local.subscribe(stateTopic(clientId), 1);
+        awaitState(local, clientId, "1");
+        local.unsubscribe(stateTopic(clientId));
+    }
+
+    /** Reads what {@code client} receives, and drops it, until the bridge's state is {@code expected}; fails after {@link #WAIT}. */
+    static void awaitState(PahoClient client, String clientId, String expected) throws Exception {
         for (long deadline = System.nanoTime() + WAIT.toNanos(); System.nanoTime() < deadline; ) {
-            var message = local.inbox().poll(Duration.ofMillis(200));
-            if (message != null && message.topic().equals(state) && message.text().equals("1")) {
-                local.unsubscribe(state);
-                return;
-            }
+            var message = client.inbox().poll(Duration.ofMillis(200));
+            if (message != null && message.topic().equals(stateTopic(clientId)) && message.text().equals(expected)) return;
         }
-        throw new AssertionError("the bridge did not come up within " + WAIT);
+        throw new AssertionError("the bridge's state did not become " + expected + " within " + WAIT);
     }
 
     @ParameterizedTest(name = "MQTT {0}")
